@@ -1,0 +1,74 @@
+"""Errors raised by rag's core; mapped to messages only at the edges (CLI, HTTP).
+
+    RagError
+    ├── ConfigError          a setting is missing or malformed
+    ├── DatabaseError        PostgreSQL unreachable, extension missing, migration failed
+    │   └── DatabaseUnavailable   the server is down or the pool is exhausted (retry later)
+    ├── InputError           the caller's input is unusable (HTTP 422)
+    │   ├── UnsupportedFormat     a file type ingestion cannot read
+    │   ├── EmptyInput            an empty, blank or binary document
+    │   ├── TooLarge              over a size limit (HTTP 413)
+    │   └── CorruptInput          a file its library cannot parse (bad PDF, invalid UTF-8, bad JSONL)
+    ├── NotFound             a document, owner or key that does not exist (HTTP 404)
+    ├── EmbedderError        the embedding backend failed or timed out
+    ├── RetrievalError       both retrievers failed for one question
+    └── LLMError             the chat model failed; callers fall back to the extractive answer
+
+"Not in the knowledge base" is an ordinary answer, never an error.
+"""
+
+from __future__ import annotations
+
+
+class RagError(Exception):
+    """Base class of every error rag raises on purpose."""
+
+    kind = "rag-error"
+
+
+class ConfigError(RagError):
+    kind = "config"
+
+
+class DatabaseError(RagError):
+    kind = "database"
+
+
+class DatabaseUnavailable(DatabaseError):
+    kind = "database-unavailable"
+
+
+class InputError(RagError):
+    kind = "invalid-input"
+
+
+class UnsupportedFormat(InputError):
+    kind = "unsupported-format"
+
+
+class EmptyInput(InputError):
+    kind = "empty-input"
+
+
+class TooLarge(InputError):
+    kind = "too-large"
+
+
+class CorruptInput(InputError):
+    kind = "corrupt-input"
+
+
+class NotFound(RagError):
+    kind = "not-found"
+
+
+class EmbedderError(RagError):
+    kind = "embedder"
+
+
+class RetrievalError(RagError):
+    kind = "retrieval"
+
+
+class LLMError(RagError):
+    kind = "llm"

