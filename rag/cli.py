@@ -1,0 +1,348 @@
+"""The ``rag`` command. Errors become one line on stderr and a non-zero exit status."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from rag.errors import RagError
+from rag.settings import Settings
+from rag.store import DEFAULT_OWNER
+
+F = TypeVar("F", bound=Callable[..., Any])
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
+SAMPLE_OWNER = DEFAULT_OWNER
+
+
+class App:
+    """What one invocation needs, built lazily: settings, the database, the embedder."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._db: Any = None
+        self._embedder: Any = None
+        self._embedder_made = False
+
+    @property
+    def db(self) -> Any:
+        if self._db is None:
+            from rag.db import Database
+
+            self._db = Database(self.settings)
+        return self._db
+
+    @property
+    def embedder(self) -> Any:
+        if not self._embedder_made:
+            from rag.embedders import make_embedder
+
+            self._embedder = make_embedder(self.settings)
+            self._embedder_made = True
+        return self._embedder
+
+    def owner_id(self, name: str, *, create: bool = False) -> int | None:
+        from rag.store import ensure_owner, find_owner
+
+        with self.db.connection() as conn:
+            oid = ensure_owner(conn, name) if create else find_owner(conn, name)
+            conn.commit()
+        return oid
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def fails_cleanly(fn: F) -> F:
+    """Map RagError to ``rag: error: ...`` and exit status 1."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except RagError as e:
+            click.echo(f"rag: error: {' '.join(str(e).split())}", err=True)
+            sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    # SIGTERM should run atexit handlers (they release the embedded PostgreSQL).
+    raise SystemExit(128 + signum)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Log progress and decisions to stderr.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """rag: question answering over your own documents that knows when it does not know."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        settings = Settings.from_env()
+    except RagError as e:
+        click.echo(f"rag: error: {e}", err=True)
+        sys.exit(1)
+    app = App(settings)
+    ctx.obj = app
+    ctx.call_on_close(app.close)
+
+
+pass_app = click.make_pass_decorator(App)
+owner_option = click.option(
+    "--owner", default=DEFAULT_OWNER, show_default=True, help="Whose documents to use."
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+# --- db -------------------------------------------------------------------------------------------
+
+
+@cli.group()
+def db() -> None:
+    """Database schema: migrate and show status."""
+
+
+@db.command("migrate")
+@pass_app
+@fails_cleanly
+def db_migrate(app: App) -> None:
+    """Apply pending migrations (safe to run any number of times)."""
+    from rag.db import database_url, migrate
+
+    applied = migrate(database_url(app.settings))
+    if applied:
+        for m in applied:
+            click.echo(f"applied {m.version:03d}_{m.name}")
+    else:
+        click.echo("database is up to date")
+
+
+@db.command("status")
+@pass_app
+@fails_cleanly
+def db_status(app: App) -> None:
+    """List migrations and whether each is applied."""
+    from rag.db import database_url, migration_status
+
+    for m, at in migration_status(database_url(app.settings)):
+        click.echo(f"{m.version:03d}_{m.name:<30} {at or 'pending'}")
+
+
+# --- ingestion ------------------------------------------------------------------------------------
+
+
+def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, quiet: bool = False) -> None:
+    from tqdm import tqdm
+
+    from rag.ingest import Ingestor
+    from rag.loaders import iter_paths, load_path
+
+    settings = app.settings
+    files = list(iter_paths(paths))
+    bar = tqdm(
+        total=len(files), unit="file", disable=as_json or quiet or len(files) < 2,
+        file=sys.stderr, leave=False,
+    )
+    ingestor = Ingestor(app.db, settings, app.embedder, owner)
+
+    def items() -> Any:
+        for path in files:
+            yield from load_path(path, max_bytes=settings.max_upload_bytes)
+            bar.update(1)
+
+    summary = ingestor.add_all(items())
+    bar.close()
+    if as_json:
+        echo_json(summary.as_dict())
+    else:
+        for failure in summary.failures:
+            click.echo(f"rag: error: {failure['error']}", err=True)
+        for reason in summary.degraded:
+            click.echo(f"rag: warning: {reason}; run `rag reindex` later", err=True)
+        if not quiet:
+            click.echo(
+                f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
+                f" {summary.failed} failed; {summary.chunks} chunks"
+                f" ({summary.unembedded} unembedded) in {summary.seconds:.1f} s"
+            )
+    if summary.failed:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@owner_option
+@json_option
+@pass_app
+@fails_cleanly
+def ingest(app: App, paths: tuple[Path, ...], owner: str, as_json: bool) -> None:
+    """Ingest files, directories (recursively) and JSONL files.
+
+    Formats: txt, md, html, pdf, docx, and JSONL lines {"id", "text", "title"?, "lang"?,
+    "metadata"?}. Unchanged documents are skipped; changed ones are replaced atomically.
+    """
+    _ingest(app, list(paths), owner, as_json)
+
+
+@cli.command()
+@owner_option
+@json_option
+@pass_app
+@fails_cleanly
+def sample(app: App, owner: str, as_json: bool) -> None:
+    """Load the shipped Czech sample knowledge base."""
+    _ingest(app, [SAMPLE_DIR], owner, as_json)
+
+
+@cli.command()
+@owner_option
+@click.option("--force", is_flag=True, help="Re-embed every chunk, not only missing vectors.")
+@json_option
+@pass_app
+@fails_cleanly
+def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
+    """Embed chunks that lack a vector of the configured model (switching models is one command)."""
+    from tqdm import tqdm
+
+    from rag.errors import ConfigError
+    from rag.reindex import count_pending
+    from rag.reindex import reindex as run
+
+    if app.embedder is None:
+        raise ConfigError("no embedder configured (RAG_EMBEDDER=none)")
+    owner_id = app.owner_id(owner)
+    if owner_id is None:
+        raise RagError(f"owner {owner!r} has no documents")
+    total = count_pending(app.db, owner_id, app.embedder.model_id, force=force)
+    with tqdm(total=total, unit="chunk", disable=as_json, file=sys.stderr, leave=False) as bar:
+        summary = run(app.db, app.embedder, owner_id, force=force,
+                      batch=app.settings.embed_batch, progress=bar.update)
+    if as_json:
+        echo_json({"model": app.embedder.model_id, **summary.as_dict()})
+    else:
+        click.echo(f"{summary.embedded} chunks embedded with {app.embedder.model_id}")
+        for e in summary.errors:
+            click.echo(f"rag: error: embedder failed: {e}", err=True)
+    if summary.failed:
+        sys.exit(1)
+
+
+# --- documents ------------------------------------------------------------------------------------
+
+
+@cli.group()
+def documents() -> None:
+    """List, show and delete the owner's documents."""
+
+
+@documents.command("list")
+@owner_option
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--after", default=0, type=click.IntRange(0), help="Show documents after this id.")
+@json_option
+@pass_app
+@fails_cleanly
+def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) -> None:
+    """List documents (id, source_id, chunks, title)."""
+    from rag.store import list_documents
+
+    owner_id = app.owner_id(owner)
+    rows = []
+    if owner_id is not None:
+        with app.db.connection() as conn:
+            rows = list_documents(conn, owner_id, after=after, limit=limit)
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  {r['title'] or ''}")
+
+
+@documents.command("show")
+@click.argument("ref")
+@owner_option
+@json_option
+@pass_app
+@fails_cleanly
+def documents_show(app: App, ref: str, owner: str, as_json: bool) -> None:
+    """Show one document by id or source_id."""
+    from rag.errors import NotFound
+    from rag.store import get_document
+
+    owner_id = app.owner_id(owner)
+    if owner_id is None:
+        raise NotFound(f"no document {ref!r}")
+    with app.db.connection() as conn:
+        row = get_document(conn, owner_id, ref)
+    if as_json:
+        echo_json(row)
+        return
+    for k, v in row.items():
+        click.echo(f"{k:>13}: {v}")
+
+
+@documents.command("delete")
+@click.argument("ref")
+@owner_option
+@pass_app
+@fails_cleanly
+def documents_delete(app: App, ref: str, owner: str) -> None:
+    """Delete a document, its chunks and their statistics."""
+    from rag.errors import NotFound
+    from rag.store import delete_document
+
+    owner_id = app.owner_id(owner)
+    if owner_id is None:
+        raise NotFound(f"no document {ref!r}")
+    with app.db.connection() as conn:
+        row = delete_document(conn, owner_id, ref)
+    click.echo(f"deleted {row['document_id']} {row['source_id']}")
+
+
+@cli.command()
+@owner_option
+@json_option
+@pass_app
+@fails_cleanly
+def stats(app: App, owner: str, as_json: bool) -> None:
+    """Documents, chunks, unembedded chunks and embedding models of the owner."""
+    from dataclasses import asdict
+
+    from rag.store import owner_stats
+
+    owner_id = app.owner_id(owner)
+    with app.db.connection() as conn:
+        s = owner_stats(conn, owner_id)
+    if as_json:
+        echo_json(asdict(s))
+        return
+    click.echo(f"documents: {s.documents}\nchunks: {s.chunks}\nunembedded: {s.unembedded}")
+    for model, n in s.models.items():
+        click.echo(f"model {model}: {n} chunks")
+
+
+def main() -> None:
+    """Console entry point."""
+    cli(prog_name="rag")
+
+
+if __name__ == "__main__":
+    main()

