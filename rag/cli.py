@@ -339,6 +339,10 @@ def stats(app: App, owner: str, as_json: bool) -> None:
         click.echo(f"model {model}: {n} chunks")
 
 
+# Commands defined in other modules register themselves on import.
+from rag import cli_query  # noqa: E402,F401
+
+
 def main() -> None:
     """Console entry point."""
     cli(prog_name="rag")

@@ -59,7 +59,7 @@ SELECT %(owner_id)s, document_id, ordinal, text, char_count, token_count, word_k
 FROM chunk_load
 ORDER BY document_id, ordinal
 """
-LOCK_OWNER = "SELECT pg_advisory_xact_lock(7216530002, %(owner_id)s)"
+LOCK_OWNER = "SELECT pg_advisory_xact_lock(721653, (%(owner_id)s::bigint %% 2147483647)::int)"
 EXISTING = """
 SELECT source_id, document_id, content_hash FROM documents
 WHERE owner_id = %(owner_id)s AND source_id = ANY(%(source_ids)s)

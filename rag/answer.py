@@ -1,0 +1,231 @@
+"""The one pipeline every caller goes through: retrieve → filter → not_found | extractive | LLM.
+
+"Not in the knowledge base" is an ordinary answer: status ``not_found``, a fixed sentence in the
+question's language, and no LLM call.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rag.db import Database
+from rag.embedders import Embedder
+from rag.errors import InputError, LLMError
+from rag.profiles import filter_params
+from rag.relevance import FilterParams, Judgement, judge
+from rag.retrieve import Candidate, Mode, Retrieval, retrieve
+from rag.settings import Settings
+from rag.text import chunk_keys, normalize
+
+log = logging.getLogger(__name__)
+
+NOT_FOUND = {
+    "cs": "V znalostní bázi to není.",
+    "sk": "V databáze znalostí to nie je.",
+    "pl": "Nie ma tego w bazie wiedzy.",
+    "de": "Das steht nicht in der Wissensbasis.",
+    "ru": "Этого нет в базе знаний.",
+    "en": "Not in the knowledge base.",
+}
+EXTRACTIVE_LABEL = {
+    "cs": "Výňatek ze zdroje",
+    "sk": "Výňatok zo zdroja",
+    "pl": "Fragment źródła",
+    "de": "Auszug aus der Quelle",
+    "ru": "Выдержка из источника",
+    "en": "Excerpt from the source",
+}
+MAX_SOURCES = 5
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽА-ЯЁ0-9„\"(])")
+
+
+class AnswerWriter(Protocol):
+    """An LLM that writes an answer citing numbered sources ([1], [2], ...)."""
+
+    def answer(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> str: ...
+
+
+@dataclass
+class Source:
+    source_id: str
+    document_id: int
+    chunk_id: int
+    title: str | None
+    text: str
+    evidence: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source_id": self.source_id, "document_id": self.document_id,
+                "chunk_id": self.chunk_id, "title": self.title, "text": self.text,
+                "evidence": self.evidence}
+
+
+@dataclass
+class Hit:
+    candidate: Candidate
+    judgement: Judgement
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.candidate
+        return {
+            "source_id": c.source_id, "document_id": c.document_id, "chunk_id": c.chunk_id,
+            "title": c.title, "text": c.text, "fts_rank": c.fts_rank, "vector_rank": c.vector_rank,
+            "distance": c.distance, "bm25": c.bm25, "rrf_score": c.rrf_score,
+            "evidence": evidence(c, self.judgement), "passed": self.judgement.passed,
+        }
+
+
+@dataclass
+class SearchResult:
+    question: str
+    lang: str
+    hits: list[Hit]
+    degraded: list[dict[str, str]]
+    retrieval: Retrieval
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "lang": self.lang,
+                "hits": [h.as_dict() for h in self.hits], "degraded": self.degraded,
+                "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()}}
+
+
+@dataclass
+class Answer:
+    status: str                      # "answered" | "not_found"
+    answer: str
+    lang: str
+    sources: list[Source]
+    llm_called: bool
+    extractive: bool
+    degraded: list[dict[str, str]] = field(default_factory=list)
+    citations: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "answer": self.answer, "lang": self.lang,
+                "extractive": self.extractive, "citations": self.citations,
+                "sources": [s.as_dict() for s in self.sources], "llm_called": self.llm_called,
+                "degraded": self.degraded}
+
+
+def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
+    """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
+    return {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+
+
+class Engine:
+    """Retrieval, the relevance filter and answering for one database and embedding model."""
+
+    def __init__(
+        self, db: Database, settings: Settings, embedder: Embedder | None,
+        llm: AnswerWriter | None = None, params: FilterParams | None = None,
+    ) -> None:
+        self.db = db
+        self.settings = settings
+        self.embedder = embedder
+        self.llm = llm
+        if params is None:
+            params, self.profile_path = filter_params(settings, embedder.model_id if embedder else None)
+        else:
+            self.profile_path = None
+        self.params = params
+
+    def validate(self, question: str) -> str:
+        """The question, normalized; raises InputError when it is unusable."""
+        if not isinstance(question, str):
+            raise InputError("question must be a string")
+        q = normalize(question).strip()
+        if not q:
+            raise InputError("question is empty")
+        if len(q) > self.settings.max_question_chars:
+            raise InputError(
+                f"question is {len(q)} characters; the limit is {self.settings.max_question_chars}"
+            )
+        return q
+
+    def search(
+        self, owner_id: int | None, question: str, *, mode: Mode = "hybrid",
+        limit: int | None = None, params: FilterParams | None = None, vector: Any = None,
+    ) -> SearchResult:
+        """Fused candidates with their evidence and whether the filter admits each."""
+        q = self.validate(question)
+        r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        judgements = judge(r, params or self.params)
+        hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
+        if limit is not None:
+            hits = hits[:limit]
+        return SearchResult(q, r.query.lang, hits, r.degraded, r)
+
+    def ask(
+        self, owner_id: int | None, question: str, *, history: list[dict[str, str]] | None = None,
+        params: FilterParams | None = None, use_llm: bool = True,
+    ) -> Answer:
+        """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
+        result = self.search(owner_id, question, params=params)
+        return self.answer_from(result, history=history or [], use_llm=use_llm)
+
+    def answer_from(
+        self, result: SearchResult, *, history: list[dict[str, str]], use_llm: bool = True
+    ) -> Answer:
+        lang = result.lang if result.lang in NOT_FOUND else "en"
+        passed = [h for h in result.hits if h.judgement.passed][:MAX_SOURCES]
+        degraded = list(result.degraded)
+        if not passed:
+            return Answer("not_found", NOT_FOUND[lang], lang, [], False, False, degraded)
+        sources = [
+            Source(h.candidate.source_id, h.candidate.document_id, h.candidate.chunk_id,
+                   h.candidate.title, h.candidate.text, evidence(h.candidate, h.judgement))
+            for h in passed
+        ]
+        if self.llm is not None and use_llm:
+            try:
+                text = self.llm.answer(result.question, sources, lang, history)
+                return Answer("answered", text, lang, sources, True, False, degraded,
+                              cited(text, len(sources)))
+            except LLMError as e:
+                log.warning("LLM failed, answering extractively: %s", e)
+                degraded.append({"component": "llm", "reason": "error", "message": str(e)})
+                return self._extractive(result, sources, lang, degraded, llm_called=True)
+        return self._extractive(result, sources, lang, degraded, llm_called=False)
+
+    def _extractive(
+        self, result: SearchResult, sources: list[Source], lang: str,
+        degraded: list[dict[str, str]], *, llm_called: bool,
+    ) -> Answer:
+        text = f"{EXTRACTIVE_LABEL[lang]} [1]: {best_sentences(result, sources[0].text)} [1]"
+        return Answer("answered", text, lang, sources, llm_called, True, degraded, [1])
+
+
+def cited(text: str, n_sources: int) -> list[int]:
+    """The source numbers an answer cites, in order of first citation, within range."""
+    seen: list[int] = []
+    for m in re.finditer(r"\[(\d{1,3})\]", text):
+        i = int(m.group(1))
+        if 1 <= i <= n_sources and i not in seen:
+            seen.append(i)
+    return seen
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text.replace("\n\n", "\n").strip()) if s.strip()]
+
+
+def best_sentences(result: SearchResult, text: str, k: int = 2) -> str:
+    """The ``k`` sentences of ``text`` that share most question keys, in their original order."""
+    sentences = split_sentences(text)
+    if len(sentences) <= k:
+        return " ".join(sentences)
+    wanted = {key for w in result.retrieval.query.words for key in w.keys if key[0] in "ls"}
+    for keys in result.retrieval.form_keys.values():
+        wanted.update(keys)
+    lang = result.lang
+    scored = []
+    for i, s in enumerate(sentences):
+        keys = chunk_keys(s, lang).keys
+        scored.append((sum(1 for key in wanted if key in keys), -i))
+    top = sorted(range(len(sentences)), key=lambda i: scored[i], reverse=True)[:k]
+    return " ".join(sentences[i] for i in sorted(top))

@@ -1,0 +1,101 @@
+"""``rag keys``, ``rag search`` and ``rag ask``: the question side of the command line."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from rag.cli import App, cli, echo_json, fails_cleanly, json_option, owner_option, pass_app
+
+
+def engine(app: App) -> Any:
+    """The answering pipeline with this invocation's database, embedder and LLM."""
+    from rag.answer import Engine
+    from rag.llm import make_llm
+
+    return Engine(app.db, app.settings, app.embedder, make_llm(app.settings))
+
+
+@cli.command("keys")
+@click.argument("text")
+@click.option("--lang", default=None, help="Language code; detected when omitted.")
+@json_option
+@fails_cleanly
+def keys_command(text: str, lang: str | None, as_json: bool) -> None:
+    """Print the language, tokens and lemma / stem / prefix keys of TEXT (for debugging)."""
+    from rag.text import chunk_keys, detect_language, query_keys
+
+    language = lang or detect_language(text)
+    q = query_keys(text, language)
+    c = chunk_keys(text, language)
+    data = {
+        "lang": language,
+        "tokens": [
+            {"surface": w.surface, "form": w.form, "keys": list(w.keys),
+             "content_word": w in q.words, "needs_form_map": w.needs_form_map}
+            for w in q.all_words
+        ],
+        "chunk_keys": c.keys,
+        "token_count": c.token_count,
+    }
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"lang: {language}")
+    for t in data["tokens"]:
+        mark = " " if t["content_word"] else "-"
+        click.echo(f"{mark} {t['surface']:<20} {' '.join(t['keys'])}")
+    click.echo(f"chunk keys ({c.token_count} tokens): {c.tsvector}")
+
+
+@cli.command()
+@click.argument("question")
+@owner_option
+@click.option("--mode", type=click.Choice(["hybrid", "fts", "vector"]), default="hybrid",
+              show_default=True)
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@json_option
+@pass_app
+@fails_cleanly
+def search(app: App, question: str, owner: str, mode: str, limit: int, as_json: bool) -> None:
+    """Show the fused candidates for QUESTION with their ranks, distance and evidence."""
+    result = engine(app).search(app.owner_id(owner), question, mode=mode, limit=limit)  # type: ignore[arg-type]
+    if as_json:
+        echo_json(result.as_dict())
+        return
+    for d in result.degraded:
+        click.echo(f"degraded: {d['component']} ({d['reason']}): {d['message']}", err=True)
+    for i, h in enumerate(result.hits, 1):
+        c, j = h.candidate, h.judgement
+        dist = "-" if c.distance is None else f"{c.distance:.4f}"
+        verdict = j.rule if j.passed else "no evidence"
+        click.echo(
+            f"{i:>2}. {c.source_id} #{c.chunk_id}  rrf {c.rrf_score:.4f}  fts {c.fts_rank or '-'}"
+            f"  vec {c.vector_rank or '-'}  dist {dist}  cover {j.coverage:.2f}  [{verdict}]"
+        )
+        click.echo(f"    {' '.join(c.text.split())[:160]}")
+    if not result.hits:
+        click.echo("no candidates")
+
+
+@cli.command()
+@click.argument("question")
+@owner_option
+@json_option
+@pass_app
+@fails_cleanly
+def ask(app: App, question: str, owner: str, as_json: bool) -> None:
+    """Answer QUESTION from the knowledge base, or say that it is not there."""
+    answer = engine(app).ask(app.owner_id(owner), question)
+    if as_json:
+        echo_json(answer.as_dict())
+        return
+    for d in answer.degraded:
+        click.echo(f"degraded: {d['component']} ({d['reason']}): {d['message']}", err=True)
+    click.echo(answer.answer)
+    for i, s in enumerate(answer.sources, 1):
+        click.echo(f"[{i}] {s.source_id} ({s.evidence['rule']})", err=False)
+    if answer.status == "not_found":
+        sys.exit(0)

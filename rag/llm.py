@@ -1,0 +1,92 @@
+"""An OpenAI-compatible chat endpoint (Ollama, vLLM, llama.cpp server, OpenAI) that writes answers.
+
+The prompt numbers the sources and quotes their text as data between markers; the system prompt's
+rules come first and say that nothing inside a source can change them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag.errors import LLMError
+from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from rag.answer import Source
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+LANG_NAMES = {"cs": "Czech", "sk": "Slovak", "pl": "Polish", "de": "German", "ru": "Russian",
+              "en": "English"}
+MAX_SOURCE_CHARS = 4000
+
+
+def _prompt(name: str) -> str:
+    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def quote_sources(sources: list[Source]) -> str:
+    """Numbered sources, each fenced so that its text cannot pose as a new section."""
+    parts = []
+    for i, s in enumerate(sources, 1):
+        body = s.text[:MAX_SOURCE_CHARS].replace("<<<", "‹‹‹").replace(">>>", "›››")
+        title = f" ({s.title})" if s.title else ""
+        parts.append(f"[{i}] {s.source_id}{title}\n<<<\n{body}\n>>> END [{i}]")
+    return "\n\n".join(parts)
+
+
+def build_messages(
+    question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """System rules, earlier turns, then the sources and the question."""
+    system = _prompt("system").format(lang_name=LANG_NAMES.get(lang, "the question's language"))
+    messages = [{"role": "system", "content": system}]
+    for turn in history:
+        if turn.get("role") in ("user", "assistant") and isinstance(turn.get("content"), str):
+            messages.append({"role": turn["role"], "content": turn["content"]})
+    user = _prompt("user").format(sources=quote_sources(sources), question=question)
+    messages.append({"role": "user", "content": user})
+    return messages
+
+
+class ChatLLM:
+    """Writes answers through any OpenAI-compatible ``/v1/chat/completions`` endpoint."""
+
+    def __init__(self, settings: Settings) -> None:
+        # openai is imported here: only services with an LLM configured need it.
+        import openai
+
+        self.model = settings.llm_model or "default"
+        self._client = openai.OpenAI(
+            base_url=settings.llm_url.rstrip("/") + ("" if settings.llm_url.rstrip("/").endswith("/v1") else "/v1"),
+            api_key=settings.llm_api_key or "not-needed",
+            timeout=settings.llm_timeout,
+            max_retries=0,
+        )
+
+    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str:
+        """One chat completion; every failure becomes LLMError."""
+        import openai
+
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model, messages=messages, temperature=0, **kwargs  # type: ignore[arg-type]
+            )
+            content = response.choices[0].message.content
+        except openai.APIError as e:
+            raise LLMError(f"chat endpoint failed: {type(e).__name__}: {e}") from e
+        except (IndexError, AttributeError, TypeError, ValueError) as e:
+            raise LLMError(f"chat endpoint returned an unusable response: {e}") from e
+        if not isinstance(content, str) or not content.strip():
+            raise LLMError("chat endpoint returned an empty answer")
+        return content.strip()
+
+    def answer(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> str:
+        return self.complete(build_messages(question, sources, lang, history))
+
+
+def make_llm(settings: Settings) -> ChatLLM | None:
+    """The configured chat model, or None when RAG_LLM_URL is unset."""
+    return ChatLLM(settings) if settings.llm_url else None

@@ -1,0 +1,136 @@
+"""The relevance filter: a candidate becomes a source only with evidence. Pure; no database.
+
+Two rules, either suffices:
+
+* close vector: distance <= ``vector_max_distance`` and within ``vector_margin`` of the best
+  candidate's distance;
+* rare question words: the question's content words (stopwords and interrogatives out) that are
+  rare in the owner's chunks (df <= max(``rare_df`` * chunks, ``rare_min_chunks``)) and occur in
+  the candidate must cover MORE than ``min_coverage`` of the question. A content word that occurs
+  nowhere in the corpus still counts in the denominator: that is what refuses "the green
+  hummingbird of Litomyšl" when only "green" and "Litomyšl" are in the corpus.
+
+Coverage is either a count (``coverage_mode = "count"``: each word weighs 1) or idf-weighted
+(``"idf"``: each word weighs its BM25 idf in the owner's chunks; a word absent from the corpus has
+the largest idf). A word matched by its lemma or stem key earns full credit; one matched only by
+its 4-character prefix earns ``prefix_credit``. The RRF score is never thresholded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag.retrieve import Candidate, Retrieval
+from rag.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class FilterParams:
+    """The calibrated knobs of the filter (one embedding model's thresholds)."""
+
+    vector_max_distance: float
+    vector_margin: float
+    rare_df: float
+    rare_min_chunks: int
+    min_coverage: float
+    coverage_mode: str = "idf"
+    prefix_credit: float = 0.5
+
+    @classmethod
+    def from_settings(cls, s: Settings) -> FilterParams:
+        return cls(s.vector_max_distance, s.vector_margin, s.rare_df, s.rare_min_chunks,
+                   s.min_coverage, s.coverage_mode, s.prefix_credit)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+@dataclass
+class WordEvidence:
+    word: str
+    df: int
+    rare: bool
+    weight: float
+    credit: float          # 1 lemma/stem match, prefix_credit prefix-only, 0 absent from candidate
+    matched_by: str | None  # "lemma" | "stem" | "prefix" | None
+
+
+@dataclass
+class Judgement:
+    """Why a candidate passed or not."""
+
+    passed: bool
+    rule: str | None                 # "vector", "words", "vector+words" or None
+    distance: float | None
+    margin: float | None             # distance minus the best candidate's distance
+    coverage: float
+    words: list[WordEvidence] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule, "distance": self.distance, "margin": self.margin,
+            "coverage": round(self.coverage, 4),
+            "words": [
+                {"word": w.word, "df": w.df, "rare": w.rare, "credit": w.credit,
+                 "matched_by": w.matched_by}
+                for w in self.words
+            ],
+        }
+
+
+def idf(df: int, n: int) -> float:
+    """BM25 idf; a word absent from the corpus (df 0) gets the largest value."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def word_df(keys: tuple[str, ...] | list[str], key_df: dict[str, int]) -> int:
+    """A word's document frequency: its most frequent lemma or stem key (prefixes excluded)."""
+    return max((key_df.get(k, 0) for k in keys if k[0] in "ls"), default=0)
+
+
+def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
+    """Judge every candidate of ``retrieval`` in order."""
+    n = max(retrieval.chunk_count, 1)
+    rare_limit = max(params.rare_df * n, params.rare_min_chunks)
+    distances = [c.distance for c in retrieval.candidates if c.distance is not None]
+    best = min(distances) if distances else None
+    words = []
+    for w in retrieval.query.words:
+        keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
+        df = word_df(keys, retrieval.key_df)
+        weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
+        words.append((w.surface, keys, df, df <= rare_limit, weight))
+    total = sum(weight for *_, weight in words)
+    judgements = []
+    for c in retrieval.candidates:
+        evidence = [_word_evidence(c, surface, keys, df, rare, weight, params)
+                    for surface, keys, df, rare, weight in words]
+        covered = sum(e.weight * e.credit for e in evidence if e.rare)
+        coverage = covered / total if total > 0 else 0.0
+        by_words = coverage > params.min_coverage
+        margin = None if c.distance is None or best is None else c.distance - best
+        by_vector = (
+            c.distance is not None and margin is not None
+            and c.distance <= params.vector_max_distance and margin <= params.vector_margin
+        )
+        rule = "+".join(r for r, ok in (("vector", by_vector), ("words", by_words)) if ok) or None
+        judgements.append(Judgement(rule is not None, rule, c.distance, margin, coverage, evidence))
+    return judgements
+
+
+def _word_evidence(
+    c: Candidate, surface: str, keys: list[str], df: int, rare: bool, weight: float,
+    params: FilterParams,
+) -> WordEvidence:
+    matched = set(c.matched_keys)
+    by = None
+    if any(k in matched for k in keys if k[0] == "l"):
+        by = "lemma"
+    elif any(k in matched for k in keys if k[0] == "s"):
+        by = "stem"
+    elif any(k in matched for k in keys if k[0] == "p"):
+        by = "prefix"
+    credit = 0.0 if by is None else (params.prefix_credit if by == "prefix" else 1.0)
+    return WordEvidence(surface, df, rare, weight, credit, by)

@@ -1,0 +1,345 @@
+"""Full-text (BM25 over word keys) and vector candidates, fused by RRF in one SQL statement.
+
+Full text: the question's lemma, stem and prefix keys become an OR tsquery that finds candidates
+through the GIN index on ``chunks.word_keys``; each candidate is scored with BM25 from the owner's
+own statistics (``word_stats.df``, ``owners.chunk_count`` and ``token_total``), the keys weighted by
+kind. Vector: cosine distance through the model's partial HNSW index (iterative scan, so the owner
+filter cannot starve the list) or an exact scan for small owners. Fusion: Reciprocal Rank Fusion,
+sum of weight / (k + rank), ties broken by the better single rank and then by chunk id.
+
+Fail open: a missing, failing or slow embedder leaves the full-text list alone; a failing
+full-text query leaves the vector list alone; the result lists what was degraded and why.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from rag.db import Database
+from rag.embedders import Embedder
+from rag.errors import RetrievalError
+from rag.settings import Settings
+from rag.text import QueryKeys, form_map_prefix, lemma_from_form_map_key, query_keys
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "fts", "vector"]
+_SAFE_KEY = re.compile(r"^[lsp]:[a-z0-9][a-z0-9._/+-]*$")
+# A key in more than this share of the owner's chunks does not select candidates (it still scores).
+COMMON_KEY_SHARE = 0.5
+
+_embed_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-embed")
+
+
+@dataclass
+class Candidate:
+    chunk_id: int
+    document_id: int
+    source_id: str
+    title: str | None
+    text: str
+    lang: str
+    fts_rank: int | None
+    bm25: float | None
+    vector_rank: int | None
+    distance: float | None
+    rrf_score: float
+    matched_keys: list[str]
+
+
+@dataclass
+class Retrieval:
+    """Candidates in fused order, with what the relevance filter needs to judge them."""
+
+    question: str
+    query: QueryKeys
+    candidates: list[Candidate]
+    key_df: dict[str, int]          # df of every question key in the owner's chunks
+    chunk_count: int                # the owner's chunks
+    form_keys: dict[str, list[str]]  # question form -> lemma keys reached through the form map
+    degraded: list[dict[str, str]] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+OWNER_INFO = """
+SELECT chunk_count, token_total,
+       (SELECT coalesce(array_agg(DISTINCT lang), '{}') FROM documents WHERE owner_id = %(owner_id)s)
+FROM owners WHERE owner_id = %(owner_id)s
+"""
+FORM_MAP = """
+SELECT key FROM word_stats
+WHERE owner_id = %(owner_id)s AND key LIKE ANY(%(patterns)s)
+ORDER BY df DESC LIMIT 200
+"""
+KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key = ANY(%(keys)s)"
+
+_FTS = """
+fts AS (
+    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank
+    FROM (
+        SELECT c.chunk_id,
+               sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
+                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
+        FROM chunks c
+        CROSS JOIN LATERAL (
+            SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
+            FROM unnest(c.word_keys) u WHERE u.lexeme = ANY(%(keys)s)
+        ) t
+        JOIN q ON q.key = t.lexeme
+        WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery
+        GROUP BY c.chunk_id
+        ORDER BY score DESC, c.chunk_id
+        LIMIT %(n)s
+    ) s
+)"""
+_Q = """
+q AS (
+    SELECT k.key, k.w, ln(1 + (%(n_chunks)s - k.df + 0.5) / (k.df + 0.5)) AS idf
+    FROM unnest(%(keys)s::text[], %(weights)s::float8[], %(dfs)s::float8[]) AS k(key, w, df)
+)"""
+_VEC = """
+vec AS (
+    SELECT v.chunk_id, v.distance, row_number() OVER (ORDER BY v.distance, v.chunk_id) AS rank
+    FROM (
+        SELECT c.chunk_id, c.embedding::vector({dim}) <=> %(vec)s::vector({dim}) AS distance
+        FROM chunks c
+        WHERE c.owner_id = %(owner_id)s AND c.embed_model = {model}
+        ORDER BY c.embedding::vector({dim}) <=> %(vec)s::vector({dim})
+        LIMIT %(n)s
+    ) v
+)"""
+_EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)"
+_EMPTY_VEC = "vec AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS distance, NULL::bigint AS rank WHERE false)"
+_FUSE = """
+SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
+       f.fts_rank, f.score, f.vector_rank,
+       coalesce(f.distance, {late_distance}) AS distance, f.rrf,
+       (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
+          FROM unnest(c.word_keys) u WHERE u.lexeme = ANY(%(keys)s)) AS matched
+FROM (
+    SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
+           fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance,
+           coalesce(%(w_fts)s / (%(k)s + fts.rank), 0) + coalesce(%(w_vec)s / (%(k)s + vec.rank), 0) AS rrf
+    FROM fts FULL OUTER JOIN vec ON fts.chunk_id = vec.chunk_id
+) f
+JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
+JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
+ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
+"""
+
+
+def key_weight(key: str, settings: Settings) -> float:
+    """BM25 weight of a key by its kind: lemma, stem, or the half-weight prefix fallback."""
+    kind = key[0]
+    if kind == "l":
+        return settings.weight_lemma
+    if kind == "s":
+        return settings.weight_stem
+    return settings.weight_prefix
+
+
+def embed_question(
+    embedder: Embedder | None, question: str, timeout: float
+) -> tuple[np.ndarray | None, dict[str, str] | None]:
+    """The question's vector, or None and why (no embedder, error, timeout)."""
+    if embedder is None:
+        return None, {"component": "vector", "reason": "no_embedder", "message": "no embedder configured"}
+    future = _embed_pool.submit(embedder.embed, [question], kind="query")
+    try:
+        vectors = future.result(timeout=timeout)
+        return np.asarray(vectors[0], dtype=np.float32), None
+    except FutureTimeout:
+        future.cancel()
+        return None, {"component": "vector", "reason": "timeout",
+                      "message": f"embedder took longer than {timeout:g} s"}
+    except Exception as e:  # fail open: any embedder failure leaves full text alone
+        return None, {"component": "vector", "reason": "error", "message": " ".join(str(e).split())}
+
+
+_owner_langs: dict[int, tuple[float, list[str]]] = {}
+_owner_langs_lock = threading.Lock()
+
+
+def retrieve(
+    db: Database,
+    settings: Settings,
+    embedder: Embedder | None,
+    owner_id: int | None,
+    question: str,
+    *,
+    mode: Mode = "hybrid",
+    lang: str | None = None,
+    vector: np.ndarray | None = None,
+) -> Retrieval:
+    """Run full-text and vector retrieval for ``question`` and fuse them.
+
+    Args:
+        vector: a precomputed query vector (evaluation embeds questions in batches).
+
+    Raises:
+        RetrievalError: both retrievers failed.
+    """
+    timings: dict[str, float] = {}
+    degraded: list[dict[str, str]] = []
+    t0 = time.perf_counter()
+    qvec: np.ndarray | None = None
+    if mode != "fts":
+        if vector is not None:
+            qvec = vector
+        else:
+            qvec, why = embed_question(embedder, question, settings.embed_timeout)
+            if why:
+                degraded.append(why)
+        timings["embed"] = (time.perf_counter() - t0) * 1000
+    t1 = time.perf_counter()
+    with db.connection() as conn:
+        info = conn.execute(OWNER_INFO, {"owner_id": owner_id}).fetchone() if owner_id else None
+        n_chunks = int(info[0]) if info else 0
+        token_total = int(info[1]) if info else 0
+        corpus_langs = list(info[2]) if info and info[2] else None
+        qk = query_keys(question, lang, corpus_langs)
+        if owner_id is None or n_chunks == 0:
+            conn.commit()
+            return Retrieval(question, qk, [], {}, 0, {}, degraded, timings)
+        form_keys = _form_map(conn, owner_id, qk)
+        keys, weights = _weighted_keys(qk, form_keys, settings)
+        dfs = dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": keys}).fetchall()) if keys else {}
+        use_fts = mode != "vector" and any(dfs.get(k, 0) for k in keys)
+        use_vec = mode != "fts" and qvec is not None and embedder is not None
+        if mode == "vector" and not use_vec:
+            raise RetrievalError("vector retrieval unavailable: " + "; ".join(d["message"] for d in degraded))
+        params = _params(settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec)
+        try:
+            rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
+        except psycopg.Error as e:
+            conn.rollback()
+            if not (use_fts and use_vec):
+                raise RetrievalError(f"retrieval failed: {' '.join(str(e).split())}") from e
+            rows = _fail_open(conn, settings, embedder, n_chunks, params, degraded, e)
+        conn.commit()
+    timings["sql"] = (time.perf_counter() - t1) * 1000
+    candidates = [
+        Candidate(
+            chunk_id=int(r[0]), document_id=int(r[1]), source_id=r[2], title=r[3], text=r[4],
+            lang=r[5], fts_rank=_int(r[6]), bm25=_float(r[7]), vector_rank=_int(r[8]),
+            distance=_float(r[9]), rrf_score=float(r[10]), matched_keys=list(r[11]),
+        )
+        for r in rows
+    ]
+    key_df = {k: int(dfs.get(k, 0)) for k in keys}
+    return Retrieval(question, qk, candidates, key_df, n_chunks, form_keys, degraded, timings)
+
+
+def _fail_open(
+    conn: psycopg.Connection, settings: Settings, embedder: Embedder | None, n_chunks: int,
+    params: dict[str, Any], degraded: list[dict[str, str]], error: Exception,
+) -> list[Any]:
+    """The combined query failed: try each retriever alone and keep whichever works."""
+    for use_fts, use_vec, lost in ((True, False, "vector"), (False, True, "fts")):
+        try:
+            rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
+            degraded.append({"component": lost, "reason": "error", "message": " ".join(str(error).split())})
+            return rows
+        except psycopg.Error:
+            conn.rollback()
+    raise RetrievalError(f"both retrievers failed: {' '.join(str(error).split())}") from error
+
+
+def _run(
+    conn: psycopg.Connection, settings: Settings, embedder: Embedder | None,
+    use_fts: bool, use_vec: bool, n_chunks: int, params: dict[str, Any],
+) -> list[Any]:
+    if not use_fts and not use_vec:
+        return []
+    dim = sql.Literal(embedder.dim) if embedder else sql.Literal(1)
+    model = sql.Literal(embedder.model_id) if embedder else sql.Literal("")
+    ctes = [sql.SQL(_Q)]
+    ctes.append(sql.SQL(_FTS) if use_fts else sql.SQL(_EMPTY_FTS))
+    ctes.append(sql.SQL(_VEC).format(dim=dim, model=model) if use_vec else sql.SQL(_EMPTY_VEC))
+    late = (
+        sql.SQL("c.embedding::vector({dim}) <=> %(vec)s::vector({dim})").format(dim=dim)
+        if use_vec else sql.SQL("NULL::float8")
+    )
+    late = sql.SQL("CASE WHEN c.embed_model = {model} THEN {d} END").format(model=model, d=late) \
+        if use_vec else late
+    query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(_FUSE).format(late_distance=late)
+    with conn.transaction():
+        with conn.pipeline():
+            if use_vec:
+                if n_chunks < settings.exact_scan_below:
+                    # small owner: an exact scan is fast and has perfect recall
+                    conn.execute("SET LOCAL enable_indexscan = off")
+                else:
+                    conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
+                        sql.Literal(int(settings.ef_search))))
+                    conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            cur = conn.execute(query, params)
+        return cur.fetchall()
+
+
+def _params(
+    settings: Settings, owner_id: int, n_chunks: int, token_total: int, keys: list[str],
+    weights: list[float], dfs: dict[str, int], qvec: np.ndarray | None,
+) -> dict[str, Any]:
+    # Candidate selection skips keys that are in most chunks: they would pull in the whole
+    # corpus while adding almost nothing to BM25 (they still score through q).
+    limit_df = max(1, int(COMMON_KEY_SHARE * n_chunks))
+    selective = [k for k in keys if 0 < dfs.get(k, 0) <= limit_df] or [k for k in keys if dfs.get(k, 0)]
+    tsq = " | ".join(f"'{k}'" for k in selective if _SAFE_KEY.match(k))
+    return {
+        "owner_id": owner_id, "keys": keys, "weights": weights,
+        "dfs": [float(dfs.get(k, 0)) for k in keys], "n_chunks": float(n_chunks),
+        "avgdl": max(token_total / n_chunks, 1.0) if n_chunks else 1.0,
+        "k1": settings.bm25_k1, "b": settings.bm25_b, "tsq": tsq or "'l:0'",
+        "n": settings.candidates, "k": float(settings.rrf_k),
+        "w_fts": settings.rrf_weight_fts, "w_vec": settings.rrf_weight_vector,
+        "vec": qvec,
+    }
+
+
+def _form_map(conn: psycopg.Connection, owner_id: int, qk: QueryKeys) -> dict[str, list[str]]:
+    """Lemma keys that unaccented question words reach through the owner's form map."""
+    forms = sorted({w.form for w in qk.words if w.needs_form_map})
+    if not forms:
+        return {}
+    patterns = [_like_escape(form_map_prefix(f)) + "%" for f in forms]
+    found: dict[str, list[str]] = {}
+    for (key,) in conn.execute(FORM_MAP, {"owner_id": owner_id, "patterns": patterns}):
+        form = key.split(":")[1]
+        found.setdefault(form, []).append(lemma_from_form_map_key(key))
+    return found
+
+
+def _like_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _weighted_keys(
+    qk: QueryKeys, form_keys: dict[str, list[str]], settings: Settings
+) -> tuple[list[str], list[float]]:
+    best: dict[str, float] = {}
+    for w in qk.words:
+        for key in (*w.keys, *form_keys.get(w.form, [])):
+            if _SAFE_KEY.match(key):
+                best[key] = max(best.get(key, 0.0), key_weight(key, settings))
+    keys = sorted(best)
+    return keys, [best[k] for k in keys]
+
+
+def _int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _float(v: Any) -> float | None:
+    return None if v is None else float(v)

@@ -1,0 +1,134 @@
+"""Question-side stopwords: function words and interrogatives, per language.
+
+Only questions drop these words; chunks keep every word. A stopword is never a question's
+content word, so it needs no prefix key and no form-map entry on the chunk side either.
+
+Lists are written as spelled (lower case, with diacritics) and compared after ``unaccent``
+(see ``rag.text``), so "Kdo", "KDO" and "kdo" or "jaký" and "jaky" are all the same stopword.
+Because the comparison ignores diacritics, a word whose unaccented form is a common content
+word is left out on purpose: Czech "být" (unaccented "byt", a flat), "tom" (also the name Tom),
+English "may" (the month). Every case form of the interrogative pronouns is listed, because the
+lemmatizer is not consulted here: a lemma-based check would inherit its mistakes.
+
+Languages without a list here simply have no stopwords (every word is a content word).
+"""
+
+from __future__ import annotations
+
+_CS = """
+kdo koho komu kom kým kdopak
+co čeho čemu čem čím copak
+kdy kde kam odkud kudy dokdy odkdy proč nač zač kdepak pročpak jakpak
+jak jaký jaká jaké jakého jakému jakém jakým jakou jací jakých jakými
+který která které kterého kterému kterém kterým kterou kteří kterých kterými
+čí čího čímu čích čími
+kolik kolika kolikrát kolikátý kolikátá kolikáté kolikátého kolikátém
+a i nebo ani ale však či aby když pokud jestli zda li že jako než
+je jsou jsem jsi jsme jste byl byla bylo byli byly bude budou by bych bys bychom byste
+má mají měl měla mělo měli lze může mohou
+se si sebe sobě svůj svá své svého svému svým svou svých
+ten ta to ti ty té toho tomu tím těch těm těmi tu tou tato tento toto tyto tito této tohoto
+tomto tímto
+on ona ono oni ony jeho její jejich jemu ji jí jim ho mu mi mě mně my vy nám vám nás vás
+já ty
+v ve na do od po za z ze s u o k ke ku pro při před přes pod nad mezi bez kromě podle během
+proti kvůli
+už již jen také též taky tak tam tady zde ještě velmi více
+prosím řekni řekněte víš víte vím
+"""
+
+_SK = """
+kto koho komu kom kým
+čo čoho čomu čom čím
+kedy kde kam odkiaľ kadiaľ prečo načo
+ako aký aká aké akého akému akom akým akou akí akých akými
+ktorý ktorá ktoré ktorého ktorej ktorému ktorom ktorým ktorou ktorí ktorých ktorými
+čí čia čie čieho čej čiemu čiu čiou čích čími
+koľko koľkokrát
+a aj ale alebo ani že aby keď ak či ako než
+je sú som si sme ste bol bola bolo boli budú bude by
+má majú mal mala malo mali možno môže
+sa seba sebe svoj svoja svoje svojho
+ten tá to tí tie toho tomu tým tých tou tú táto tento toto tieto
+on ona ono oni ony jeho jej ich jemu mu mi ma mňa mne my vy nám vám nás vás ja ty
+v vo na do od po za z zo s so u o k ku pre pri pred cez pod nad medzi bez okrem podľa počas
+proti
+už len tiež ešte veľmi tak tam tu
+prosím povedz
+"""
+
+_PL = """
+kto kogo komu kim
+co czego czemu czym
+kiedy gdzie dokąd skąd dlaczego
+jak jaki jaka jakie jakiego jakiej jakiemu jakim jaką jacy jakich jakimi
+który która które którego której któremu którym którą którzy których którymi
+czyj czyja czyje czyjego czyjej czyjemu czyim czyją czyich
+ile ilu czy
+i a ale lub albo oraz ani że aby żeby gdy jeśli niż jako
+jest są jestem jesteś jesteśmy był była było byli były będzie będą
+ma mają miał miała można może
+się siebie sobie swój swoja swoje swojego
+ten ta to te tego temu tym tej tą tych ci tę tamten
+on ona ono oni one jego jej ich go mu mi mnie my wy nam wam nas was ja ty
+w we na do od po za z ze u o przez przy przed pod nad dla bez między według podczas
+nie tak też także już tylko jeszcze bardzo tu tam
+proszę powiedz
+"""
+
+_DE = """
+wer wen wem wessen was wann wo woher wohin warum weshalb wieso weswegen wie wieviel
+wofür womit wovon wozu worauf woran worin worüber wodurch wogegen
+welcher welche welches welchem welchen
+der die das den dem des ein eine einer eines einem einen kein keine keinen
+und oder aber dass ob wenn als
+ist sind war waren wird werden wurde wurden hat haben hatte hatten sein bin bist seid
+es er sie wir ihr ich du man sich
+in im ins an am auf aus bei beim mit nach von vom zu zum zur für über unter vor durch gegen
+ohne um
+nicht auch noch schon nur sehr so da hier dort gibt viele viel
+bitte
+"""
+
+_RU = """
+кто кого кому кем ком
+что чего чему чем чём
+когда где куда откуда почему зачем
+как какой какая какое какие какого какому каким каком какую каких какими
+который которая которое которые которого которой которому котором которую которым
+которых которыми
+чей чья чьё чьи чьего чьей чьему чьим чьих
+сколько ли такой такая такое такие
+и а но или что чтобы если чем как
+есть был была было были будет будут быть
+может можно
+себя себе свой своя своё свои своего
+это этот эта эти этого этой этому этим том тот та те то того той тем тех
+он она оно они его её ее их ему ей им мне меня мы вы нам вам нас вас я ты
+в во на с со к ко по о об обо от до из за у для при про под над без через между
+не ни же бы уже ещё еще только очень так там тут здесь
+пожалуйста скажи скажите
+"""
+
+_EN = """
+who whom whose what which when where why how
+the a an of in on at to for from by with about into over under between during without
+and or but not no nor if than that this these those
+is are was were be been being am do does did has have had can could would should will
+shall might must
+it its he she they them his her their i me my we us our you your there here
+many much please tell
+"""
+
+# Spelled as written; rag.text compares them after unaccent().
+STOPWORDS: dict[str, frozenset[str]] = {
+    lang: frozenset(words.split())
+    for lang, words in {
+        "cs": _CS,
+        "sk": _SK,
+        "pl": _PL,
+        "de": _DE,
+        "ru": _RU,
+        "en": _EN,
+    }.items()
+}

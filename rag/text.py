@@ -1,0 +1,469 @@
+"""Word keys for Czech and other inflected languages, the same for chunks and questions.
+
+A word becomes namespaced keys ``<ns>:<body>``; a body matches ``[a-z0-9][a-z0-9._/+-]*``, at
+most 60 characters, so it is safe inside a quoted tsvector lexeme and inside a LIKE pattern:
+
+- ``l:`` lemma (simplemma), unaccented: "psa", "psem" -> ``l:pes``; "Brně" -> ``l:brno``.
+- ``s:`` stem: Snowball on the lower-cased *accented* word, then unaccented ("lišce" -> ``s:lisk``).
+  Languages Snowball lacks (Slovak) use the lemma as the stem.
+- ``p:`` prefix: first 4 characters of the unaccented word, only for words of 4+ characters, without
+  digits and not stopwords, so "pes" cannot match "pesto". A half-weight fallback.
+- ``m:<form>:<lemma>`` form map (chunk side): the unaccented surface and its lemma. A question
+  typed without diacritics ("v Brne", "Novakovi") reaches the lemma of the accented corpus word
+  through it, since simplemma cannot lemmatize the unaccented form.
+
+Tokens with digits (codes, numbers: "INV-2024-0042", "3,8") and overlong tokens are not
+lemmatized or stemmed: their lemma and stem are the body itself and they get no prefix.
+
+Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real output):
+
+- ALL-CAPS words are capitalized first: "NOVÁKOVI" stays unchanged, "BRNĚ" gives the verb
+  "brnět", but "Novákovi" -> "Novák" and "Brně" -> "Brno".
+- A capitalized word the dictionary does not change ("Lidé" at a sentence start) is retried in
+  lower case ("lidé" -> "člověk"); not in German, where nouns are capitalized ("Haus" stays).
+- A Czech possessive lemma ("Dvořákovi" -> "Dvořákův") also yields its owner, found by
+  lemmatizing the genitive ("Dvořáka" -> "Dvořák", "Karla" -> "Karel").
+- Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
+  lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
+  capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
+  mostly spurious lemma ("března" -> Březno, "července" -> Červenka), which would make every
+  month name match those places. A lower-case name in a chunk is still reached by its stem.
+
+At most two lemmas per word. Lemmatizing is the slow part, so each (word, language) is analysed
+once per process (``functools.lru_cache``).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import simplemma
+import snowballstemmer
+from unidecode import unidecode
+
+from rag.errors import InputError
+from rag.stopwords import STOPWORDS
+
+PREFIX_LEN = 4
+SUPPORTED_LANGS: tuple[str, ...] = ("cs", "sk", "pl", "de", "ru", "en")
+
+MAX_BODY = 60
+MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
+MAX_POSITIONS_PER_KEY = 256  # PostgreSQL keeps at most this many positions per lexeme
+_MAX_WORD = 64  # longer tokens are junk or codes; lemmatizing them only costs time
+_CACHE_SIZE = 1 << 18
+_DETECT_CHARS = 4000
+_DETECT_MARGIN = 0.25  # how far another language must lead before it beats the default
+
+try:
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+except ImportError:  # the module moved: fall back to the languages rag is tested with
+    SUPPORTED_LANGUAGES = frozenset(SUPPORTED_LANGS)
+_LEMMA_LANGS: frozenset[str] = frozenset(SUPPORTED_LANGUAGES)
+
+# Snowball algorithms of the supported languages; Slovak has none, so its stem is the lemma.
+_SNOWBALL = {"cs": "czech", "pl": "polish", "de": "german", "ru": "russian", "en": "english"}
+# German capitalizes every noun: "Haus" is its own lemma, lower-case "haus" would give "hausen".
+_NOUNS_CAPITALIZED = frozenset({"de", "lb"})
+_CYRILLIC_LANGS = frozenset({"ru", "uk", "bg", "mk"})
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+# Letters that point to one language among the supported ones (ä is shared by sk and de).
+_LETTER_HINTS: dict[str, frozenset[str]] = {
+    "cs": frozenset("řůě"),
+    "sk": frozenset("ľĺŕôä"),
+    "pl": frozenset("łąęśźżńć"),
+    "de": frozenset("ßöüä"),
+}
+
+# Line-like controls become newlines (PDF page breaks must not glue words together); other
+# controls and invisible format characters (soft hyphen, zero-width, BOM) are dropped.
+_CONTROL_TABLE: dict[int, str | None] = {
+    c: None for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\t\n"
+}
+_CONTROL_TABLE.update({c: "\n" for c in (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)})
+_CONTROL_TABLE.update({c: None for c in (0xAD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF)})
+
+_WORD_RUN = r"[^\W_](?:[^\W_]|[\u0300-\u036f])*"
+# Joiners keep codes, numbers and abbreviations whole: hyphens (e-mail, INV-2024-0042),
+# apostrophes before a letter (O'Brien), decimal separators (3.5, 3,8), a dot before a lower-case
+# letter or digit (s.r.o, firma.cz; not "Praze.Další") and a slash next to a digit (123/2024).
+_JOINER = (
+    r"(?:[-\u2010\u2011]|['\u2019](?=[^\W\d_])|(?<=\d)[.,](?=\d)|\.(?=[a-z0-9])|/(?=\d)|(?<=\d)/)"
+)
+_TOKEN_RE = re.compile(f"{_WORD_RUN}(?:{_JOINER}{_WORD_RUN})*")
+_NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
+_YO = str.maketrans({"ё": "е", "Ё": "Е"})  # Russian ё is е with a diaeresis; texts often omit it
+
+
+def _scrub_surrogates(text: str) -> str:
+    """Join valid surrogate pairs, replace lone surrogates with U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def normalize(text: str) -> str:
+    """Return ``text`` in NFC without control characters (tabs and newlines kept).
+
+    Lone surrogates become U+FFFD; carriage returns, form feeds and Unicode line separators
+    become newlines. Never raises; a non-string gives "".
+    """
+    if not isinstance(text, str):
+        return ""
+    text = _scrub_surrogates(text).translate(_CONTROL_TABLE)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _unaccent_word(word: str) -> str:
+    return unidecode(_scrub_surrogates(word).translate(_YO)).lower()
+
+
+def unaccent(s: str) -> str:
+    """Case-fold ``s`` and transliterate it to ASCII ("Žluťoučký" -> "zlutoucky", "Москве" -> "moskve")."""
+    if s.isascii():
+        return s.lower()
+    if len(s) <= _MAX_WORD:
+        return _unaccent_word(s)
+    return unidecode(_scrub_surrogates(s).translate(_YO)).lower()
+
+
+def _body(s: str) -> str:
+    """Key body of ``s``: unaccented, only ``[a-z0-9._/+-]``, starting alphanumeric, <= 60 chars."""
+    body = _NOT_BODY.sub("", unaccent(s).replace(",", "."))
+    return body.lstrip("._/+-")[:MAX_BODY]
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into surface tokens (NFC), dropping punctuation, symbols and emoji.
+
+    Numbers, codes, abbreviations and hyphenated names stay one token:
+    "INV-2024-0042", "3,8", "e-mail", "s.r.o", "Frýdek-Místek".
+    """
+    return _TOKEN_RE.findall(normalize(text))
+
+
+def _has_digit(s: str) -> bool:
+    return any(c.isdigit() for c in s)
+
+
+@lru_cache(maxsize=64)
+def _stopword_forms(lang: str) -> frozenset[str]:
+    return frozenset(_body(w) for w in STOPWORDS.get(lang, ()))
+
+
+def _lemmatize(word: str, lang: str) -> str:
+    if lang not in _LEMMA_LANGS or not word:
+        return word
+    try:
+        return simplemma.lemmatize(word, lang)
+    except Exception:  # noqa: BLE001 - one odd token must not stop a whole ingestion
+        return word
+
+
+_stemmers = threading.local()  # Snowball stemmers keep state between calls; one per thread
+
+
+def _stem(word: str, lang: str) -> str | None:
+    name = _SNOWBALL.get(lang)
+    if name is None:
+        return None
+    cache: dict[str, snowballstemmer.Stemmer] | None = getattr(_stemmers, "by_lang", None)
+    if cache is None:
+        cache = _stemmers.by_lang = {}
+    stemmer = cache.get(lang)
+    if stemmer is None:
+        stemmer = cache[lang] = snowballstemmer.stemmer(name)
+    return _body(stemmer.stemWord(word.lower()))
+
+
+def _czech_owner(possessive: str) -> str:
+    """The name a Czech possessive lemma belongs to: "Dvořákův" -> "Dvořák", "Karlův" -> "Karel"."""
+    genitive = possessive[:-2] + "a"
+    owner = _lemmatize(genitive, "cs")
+    return owner if owner.casefold() != genitive.casefold() else possessive[:-2]
+
+
+def _lemma_bodies(surface: str, lang: str, question: bool) -> tuple[str, ...]:
+    word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
+    lemma = _lemmatize(word, lang)
+    if (
+        word[:1].isupper()
+        and lemma.casefold() == word.casefold()
+        and lang not in _NOUNS_CAPITALIZED
+    ):
+        lower = _lemmatize(word.lower(), lang)
+        if lower.casefold() != word.casefold():
+            lemma = lower
+    found = [lemma]
+    if lang == "cs" and lemma[:1].isupper() and lemma.endswith("ův") and len(lemma) > 4:
+        found.append(_czech_owner(lemma))
+    if question and word.islower():
+        proper = _lemmatize(word.capitalize(), lang)
+        if proper[:1].isupper() and proper.casefold() != word.casefold():
+            found.append(proper)
+    bodies: list[str] = []
+    for candidate in found:
+        body = _body(candidate)
+        if body and body not in bodies:
+            bodies.append(body)
+    return tuple(bodies[:2])
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One word of a text and the key bodies it yields."""
+
+    surface: str  # as written (NFC)
+    form: str  # unaccent(surface), reduced to key-body characters
+    lemmas: tuple[str, ...]  # lemma key bodies (1 or 2)
+    stem: str  # stem key body
+    prefix: str | None  # prefix key body, or None (short word, digits, stopword)
+    stop: bool  # question-side stopword (incl. interrogatives) in this language
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _word(surface: str, lang: str, question: bool) -> Token | None:
+    form = _body(surface)
+    if not form:
+        return None
+    foreign = lang not in _CYRILLIC_LANGS and _CYRILLIC.search(surface) is not None
+    if foreign:
+        lang = "ru"  # a Cyrillic word inside Latin-script text is analysed as Russian
+    stop = form in _stopword_forms(lang)
+    if _has_digit(surface):
+        return Token(surface, form, (form,), form, None, stop)
+    lemmas: tuple[str, ...]
+    if len(surface) > _MAX_WORD:
+        lemmas, stem = (form,), form
+    elif foreign:
+        # Stem only: the Russian dictionary costs seconds and 150 MB to load for a stray word.
+        lemmas, stem = (form,), _stem(surface, lang) or form
+    else:
+        lemmas = _lemma_bodies(surface, lang, question) or (form,)
+        stem = _stem(surface, lang) or lemmas[0]
+    prefix = form[:PREFIX_LEN] if len(form) >= PREFIX_LEN and not stop else None
+    return Token(surface, form, lemmas, stem, prefix, stop)
+
+
+def _analyze(text: str, lang: str, question: bool) -> list[Token]:
+    lang = lang.lower() if isinstance(lang, str) else ""
+    tokens = (_word(surface, lang, question) for surface in tokenize(text))
+    return [token for token in tokens if token is not None]
+
+
+def analyze(text: str, lang: str) -> list[Token]:
+    """Analyse every word of a chunk's text.
+
+    Args:
+        text: Any text; hostile input gives sane tokens or none.
+        lang: The text's language code ("cs", "de", ...). Unknown codes give unlemmatized words.
+
+    Returns:
+        One ``Token`` per word, in text order.
+    """
+    return _analyze(text, lang, question=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkKeys:
+    """The keys of one chunk, as stored by the database."""
+
+    tsvector: str  # PostgreSQL tsvector literal, keys sorted, 1-based positions
+    token_count: int  # number of word tokens (BM25 document length)
+    keys: dict[str, int]  # key -> term frequency (positions listed in ``tsvector``)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _chunk_entries(surface: str, lang: str) -> tuple[str, ...]:
+    token = _word(surface, lang, False)
+    if token is None:
+        return ()
+    keys = [f"l:{lemma}" for lemma in token.lemmas]
+    keys.append(f"s:{token.stem}")
+    if token.prefix:
+        keys.append(f"p:{token.prefix}")
+    if not token.stop:  # a question never asks for a stopword, so its form map is dead weight
+        keys.extend(f"m:{token.form}:{lemma}" for lemma in token.lemmas if lemma != token.form)
+    return tuple(dict.fromkeys(keys))
+
+
+def chunk_keys(text: str, lang: str) -> ChunkKeys:
+    """Compute the keys of a chunk: lemma, stem, prefix and form-map entries with positions.
+
+    Args:
+        text: The chunk's text.
+        lang: The chunk's document language.
+
+    Returns:
+        The tsvector literal (safe to cast with ``::tsvector``), the word count and the
+        term frequencies. Positions stop at 16383 and at 256 per key, as in PostgreSQL;
+        a term frequency counts the positions kept.
+    """
+    lang = lang.lower() if isinstance(lang, str) else ""
+    positions: dict[str, list[int]] = {}
+    count = 0
+    for surface in tokenize(text):
+        entries = _chunk_entries(surface, lang)
+        if not entries:
+            continue
+        count += 1
+        position = min(count, MAX_POSITION)
+        for key in entries:
+            found = positions.get(key)
+            if found is None:
+                positions[key] = [position]
+            elif found[-1] != position and len(found) < MAX_POSITIONS_PER_KEY:
+                found.append(position)
+    ordered = sorted(positions.items())
+    literal = " ".join(f"'{key}':{','.join(map(str, pos))}" for key, pos in ordered)
+    return ChunkKeys(literal, count, {key: len(pos) for key, pos in ordered})
+
+
+@dataclass(frozen=True, slots=True)
+class QueryWord:
+    """One word of a question and the keys it is searched by."""
+
+    surface: str
+    form: str
+    keys: tuple[str, ...]  # its l:/s:/p: keys (namespaced)
+    needs_form_map: bool  # no diacritics: may be an unaccented form of an accented corpus word
+
+
+@dataclass(frozen=True, slots=True)
+class QueryKeys:
+    """The keys of a question."""
+
+    lang: str
+    words: tuple[QueryWord, ...]  # content words, de-duplicated by form
+    all_words: tuple[QueryWord, ...]  # every word incl. stopwords
+
+
+def _query_word(token: Token) -> QueryWord:
+    keys = [f"l:{lemma}" for lemma in token.lemmas]
+    keys.append(f"s:{token.stem}")
+    if token.prefix:
+        keys.append(f"p:{token.prefix}")
+    surface = token.surface
+    plain = surface.isascii() and not _has_digit(surface) and any(c.isalpha() for c in surface)
+    return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
+
+
+def query_keys(
+    question: str, lang: str | None = None, corpus_langs: Sequence[str] | None = None
+) -> QueryKeys:
+    """Compute the keys of a question.
+
+    Args:
+        question: The question as typed.
+        lang: Its language; None detects it among ``corpus_langs``.
+        corpus_langs: Languages the owner's corpus holds; None or empty means all supported.
+
+    Returns:
+        The language used, the content words (stopwords and interrogatives removed, one per
+        form) and every word.
+    """
+    if not lang:
+        candidates = tuple(corpus_langs) if corpus_langs else SUPPORTED_LANGS
+        lang = detect_language(question, candidates)
+    lang = lang.lower()
+    tokens = _analyze(question, lang, question=True)
+    all_words = tuple(_query_word(token) for token in tokens)
+    words: dict[str, QueryWord] = {}
+    for word, token in zip(all_words, tokens, strict=True):
+        if not token.stop and word.form not in words:
+            words[word.form] = word
+    return QueryKeys(lang, tuple(words.values()), all_words)
+
+
+def form_map_prefix(form: str) -> str:
+    """The LIKE prefix of the form-map entries of ``form``: "Brne" -> "m:brne:".
+
+    Bodies never contain ``%``, ``_`` or backslashes, so the result needs no LIKE escaping.
+    """
+    return f"m:{_body(form)}:"
+
+
+def lemma_from_form_map_key(key: str) -> str:
+    """The lemma key a form-map entry points to: "m:brne:brno" -> "l:brno".
+
+    Raises:
+        InputError: ``key`` is not a form-map entry.
+    """
+    namespace, _, rest = key.partition(":")
+    form, _, lemma = rest.partition(":")
+    if namespace != "m" or not form or not lemma:
+        raise InputError(f"Not a form-map key: {key!r}")
+    return f"l:{lemma}"
+
+
+def detect_language(
+    text: str, candidates: Sequence[str] = SUPPORTED_LANGS, default: str = "cs"
+) -> str:
+    """Guess the language of ``text`` among ``candidates``.
+
+    The script decides between Cyrillic and Latin languages; then each language scores the
+    share of words that are its stopwords or carry its telltale letters (ř, ľ, ł, ß ...). Only
+    when no language leads clearly does simplemma add the share of words its dictionaries
+    know. Short questions rarely decide cleanly, so ``default`` wins near-ties.
+
+    Args:
+        text: A document or a question.
+        candidates: Languages to choose from (e.g. the ones the owner's corpus holds).
+        default: Preferred language on ties or low confidence.
+
+    Returns:
+        One of ``candidates`` (``default`` if there are none).
+    """
+    langs = tuple(dict.fromkeys(c.lower() for c in candidates if isinstance(c, str) and c))
+    if not langs:
+        return default
+    fallback = default if default in langs else langs[0]
+    if len(langs) == 1:
+        return langs[0]
+    sample = normalize(text[:_DETECT_CHARS])
+    words = [w.lower() for w in _TOKEN_RE.findall(sample) if not _has_digit(w)]
+    if not words:
+        return fallback
+    # Cyrillic text often quotes Latin names, Latin text rarely whole Cyrillic phrases.
+    cyrillic = sum(1 for w in words if _CYRILLIC.search(w)) * 3 >= len(words)
+    pool = [c for c in langs if (c in _CYRILLIC_LANGS) == cyrillic] or list(langs)
+    if len(pool) == 1:
+        return pool[0]
+    scores = dict.fromkeys(pool, 0.0)
+    for lang in pool:
+        stops = _stopword_forms(lang)
+        hints = _LETTER_HINTS.get(lang, frozenset())
+        scores[lang] += sum(_body(w) in stops for w in words) / len(words)
+        scores[lang] += sum(not hints.isdisjoint(w) for w in words) / len(words)
+    ranked = sorted(pool, key=lambda c: (scores[c], c == fallback), reverse=True)
+    if scores[ranked[0]] - scores[ranked[1]] >= _DETECT_MARGIN:
+        return ranked[0]
+    # Undecided by function words and letters: ask simplemma, but only about the two leaders
+    # and the default, because each dictionary takes seconds and 30-400 MB to load.
+    contenders = tuple(dict.fromkeys([*ranked[:2], *([fallback] if fallback in scores else [])]))
+    # simplemma samples words of 3+ letters; a hit on a lone such word says little ("lisce" is
+    # Polish too, "v Brne" is Slovak too), so its share counts half from two words, fully from three.
+    weight = min(1.0, max(0, sum(1 for w in words if len(w) >= 3) - 1) / 2)
+    lemma_langs = tuple(c for c in contenders if c in _LEMMA_LANGS)
+    if weight and lemma_langs:
+        try:
+            shares = simplemma.langdetect(sample, lang=lemma_langs)
+        except Exception:  # noqa: BLE001 - a hint only; function words and letters still count
+            shares = []
+        for lang, share in shares:
+            if lang in scores:
+                scores[lang] += share * weight
+    best = max(contenders, key=lambda c: (scores[c], c == fallback))
+    if fallback in scores and scores[best] - scores[fallback] < _DETECT_MARGIN:
+        return fallback
+    return best

@@ -1,0 +1,531 @@
+"""Word keys: the seed failures of 4-character prefixes, language rows, hostile input.
+
+Every expected key in the tables below was checked against the real output of simplemma 2.0,
+snowballstemmer 3.1 and Unidecode 1.4.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from unidecode import unidecode
+
+from rag import text
+from rag.errors import InputError
+from rag.text import (
+    PREFIX_LEN,
+    SUPPORTED_LANGS,
+    ChunkKeys,
+    analyze,
+    chunk_keys,
+    detect_language,
+    form_map_prefix,
+    lemma_from_form_map_key,
+    normalize,
+    query_keys,
+    tokenize,
+    unaccent,
+)
+
+BODY = r"[a-z0-9][a-z0-9._/+-]{0,59}"
+KEY_RE = re.compile(rf"^(?:[lsp]:{BODY}|m:{BODY}:{BODY})$")
+# PostgreSQL's tsvector input: whitespace-separated lexemes, each quoted ('' or \x escapes
+# inside) or bare, optionally followed by :positions (1..16383, optional weight A-D).
+_LEXEME = r"(?:'(?:[^'\\]|''|\\.)+'|[^\s'\\:]+)"
+_POSITIONS = r"(?::\d+[A-Da-d]?(?:,\d+[A-Da-d]?)*)?"
+TSVECTOR_RE = re.compile(rf"^(?:{_LEXEME}{_POSITIONS}(?:\s+{_LEXEME}{_POSITIONS})*)?$")
+
+
+def assert_valid(keys: ChunkKeys) -> None:
+    """The literal parses as a tsvector and agrees with ``keys``."""
+    assert TSVECTOR_RE.match(keys.tsvector), keys.tsvector[:200]
+    parsed: dict[str, int] = {}
+    for lexeme, positions in re.findall(r"'([^']*)':([\d,]+)", keys.tsvector):
+        numbers = [int(p) for p in positions.split(",")]
+        assert all(1 <= n <= 16383 for n in numbers), numbers
+        assert numbers == sorted(set(numbers)) and len(numbers) <= 256
+        parsed[lexeme] = len(numbers)
+    assert parsed == keys.keys
+    assert list(keys.keys) == sorted(keys.keys)
+    assert all(KEY_RE.match(k) for k in keys.keys), [k for k in keys.keys if not KEY_RE.match(k)]
+
+
+def question_keys(question: str, lang: str = "cs") -> set[str]:
+    return {k for word in query_keys(question, lang).words for k in word.keys}
+
+
+def full_weight(keys: set[str]) -> set[str]:
+    return {k for k in keys if k[:2] in ("l:", "s:")}
+
+
+# --- the seed cases of decision 0006 -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question", "shared"),
+    [
+        ("Faktura byla odeslána Novákovi.", "Kdo je Novák?", {"l:novak", "s:novak"}),
+        ("Smlouvu podepsal za Nováka jeho zástupce.", "Kdo je Novák?", {"l:novak", "s:novak"}),
+        ("Soused venčí psa každé ráno.", "Jaký je pes?", {"l:pes"}),
+        ("Na zahradě jsme viděli člověka se psem.", "Kde je pes?", {"l:pes"}),
+        ("V lese se lišce narodila mláďata.", "Kde žije liška?", {"l:liska", "s:lisk"}),
+        ("Myslivec zahlédl lišku u potoka.", "Kde žije liška?", {"l:liska", "s:lisk"}),
+        ("Stopy lišky vedly k noře.", "Kde žije liška?", {"l:liska", "s:lisk"}),
+    ],
+)
+def test_inflected_chunk_word_shares_full_weight_keys_with_question(
+    chunk: str, question: str, shared: set[str]
+) -> None:
+    assert full_weight(set(chunk_keys(chunk, "cs").keys) & question_keys(question)) == shared
+
+
+@pytest.mark.parametrize(("chunk", "question"), [("Pavlovi", "pavlač"), ("pavlač", "Pavlovi")])
+def test_pavlovi_and_pavlac_share_only_a_prefix(chunk: str, question: str) -> None:
+    shared = set(chunk_keys(chunk, "cs").keys) & question_keys(question)
+    assert shared == {"p:pavl"}
+
+
+def test_pes_has_no_prefix_and_shares_nothing_with_pesto() -> None:
+    (pes,) = query_keys("pes", "cs").words
+    assert pes.keys == ("l:pes", "s:pes")
+    assert set(chunk_keys("Koupil jsem pesto.", "cs").keys) & set(pes.keys) == set()
+    assert set(chunk_keys("pes", "cs").keys) & question_keys("pesto") == set()
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question", "word", "lemma_key"),
+    [
+        ("Mzdu vyplatili Novákovi včas.", "Kdy dostal Novakovi mzdu?", "Novakovi", "l:novak"),
+        ("Lišce se v noře narodila mláďata.", "Co se stalo lisce?", "lisce", "l:liska"),
+        ("Pobočka sídlí v Brně u nádraží.", "Kde je pobočka v Brne?", "Brne", "l:brno"),
+    ],
+)
+def test_unaccented_question_reaches_accented_lemma_through_form_map(
+    chunk: str, question: str, word: str, lemma_key: str
+) -> None:
+    stored = chunk_keys(chunk, "cs").keys
+    (asked,) = [w for w in query_keys(question, "cs").words if w.surface == word]
+    assert asked.needs_form_map
+    assert lemma_key not in asked.keys  # simplemma cannot lemmatize the unaccented form
+    prefix = form_map_prefix(asked.form)
+    entries = [k for k in stored if k.startswith(prefix)]
+    assert entries, (prefix, sorted(stored))
+    assert {lemma_from_form_map_key(k) for k in entries} == {lemma_key}
+    assert lemma_key in stored
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question", "shared"),
+    [
+        ("Mzdu vyplatili Novakovi.", "Kdy dostal Novákovi mzdu?", "s:novak"),
+        ("Lisce se narodila mladata.", "Co se stalo lišce?", "s:lisk"),
+        ("Pobocka sidli v Brne.", "Kde je pobočka v Brně?", "s:brn"),
+    ],
+)
+def test_accented_question_shares_a_stem_with_unaccented_chunk(
+    chunk: str, question: str, shared: str
+) -> None:
+    assert shared in set(chunk_keys(chunk, "cs").keys) & question_keys(question)
+
+
+# --- language rows: (lang, surface, lemma keys, stem key, prefix key) ----------------------
+
+ROWS = [
+    # Czech towns in several cases
+    ("cs", "Praha", ("praha",), "prah", "prah"),
+    ("cs", "Praze", ("praha",), "praz", "praz"),
+    ("cs", "Prahy", ("praha",), "prah", "prah"),
+    ("cs", "Brno", ("brno",), "brn", "brno"),
+    ("cs", "Brně", ("brno",), "brn", "brne"),
+    ("cs", "Brnem", ("brno",), "brn", "brne"),
+    ("cs", "Třebíč", ("trebic",), "trebic", "treb"),
+    ("cs", "Třebíči", ("trebic",), "trebic", "treb"),
+    # plural and singular
+    ("cs", "město", ("mesto",), "mest", "mest"),
+    ("cs", "městech", ("mesto",), "mest", "mest"),
+    ("cs", "žena", ("zena",), "zen", "zena"),
+    ("cs", "ženám", ("zena",), "zen", "zena"),
+    ("cs", "psi", ("pes",), "psi", None),
+    ("cs", "psům", ("pes",), "psum", "psum"),
+    # verb forms, including suppletive ones
+    ("cs", "dělám", ("delat",), "del", "dela"),
+    ("cs", "dělali", ("delat",), "delal", "dela"),
+    ("cs", "šel", ("jit",), "sel", None),
+    ("cs", "půjdu", ("jit",), "pujd", "pujd"),
+    # a name in all seven cases (nominative .. instrumental)
+    ("cs", "Novák", ("novak",), "novak", "nova"),
+    ("cs", "Nováka", ("novak",), "novak", "nova"),
+    ("cs", "Novákovi", ("novak",), "novak", "nova"),
+    ("cs", "Nováku", ("novak",), "novak", "nova"),
+    ("cs", "Novákem", ("novak",), "novak", "nova"),
+    ("cs", "Novákům", ("novak",), "novak", "nova"),
+    # all caps and lower case
+    ("cs", "NOVÁKOVI", ("novak",), "novak", "nova"),
+    ("cs", "NOVÁKA", ("novak",), "novak", "nova"),
+    ("cs", "novákovi", ("novak",), "novak", "nova"),
+    ("cs", "BRNĚ", ("brno",), "brn", "brne"),
+    ("cs", "Lidé", ("clovek",), "lid", "lide"),
+    ("cs", "LIDÉ", ("clovek",), "lid", "lide"),
+    # possessives reach the owner
+    ("cs", "Dvořákovi", ("dvorakuv", "dvorak"), "dvorak", "dvor"),
+    ("cs", "Karlův", ("karluv", "karel"), "karl", "karl"),
+    # stopwords get no prefix
+    ("cs", "které", ("ktery",), "kter", None),
+    # codes, numbers and abbreviations stay whole
+    ("cs", "INV-2024-0042", ("inv-2024-0042",), "inv-2024-0042", None),
+    ("cs", "3,8", ("3.8",), "3.8", None),
+    ("cs", "ČSN", ("csn",), "csn", None),
+    ("cs", "e-mail", ("e-mail",), "e-mail", "e-ma"),
+    # Slovak: no Snowball stemmer, the stem is the lemma
+    ("sk", "Bratislave", ("bratislava",), "bratislava", "brat"),
+    ("sk", "ženy", ("zena",), "zena", "zeny"),
+    ("sk", "psa", ("pes",), "pes", None),
+    ("sk", "ľudia", ("clovek",), "clovek", "ludi"),
+    # Polish
+    ("pl", "Warszawie", ("warszawa",), "warszaw", "wars"),
+    ("pl", "Krakowie", ("krakow",), "krakow", "krak"),
+    ("pl", "Łodzi", ("lodz",), "lodz", "lodz"),
+    ("pl", "psa", ("pies",), "psa", None),
+    ("pl", "ludzie", ("czlowiek",), "ludz", "ludz"),
+    # German: capitalized nouns keep their own lemma
+    ("de", "Haus", ("haus",), "haus", "haus"),
+    ("de", "Häuser", ("haus",), "haus", "haus"),
+    ("de", "Straßen", ("strasse",), "strass", "stra"),
+    ("de", "Münchens", ("munchen",), "munch", "munc"),
+    ("de", "ging", ("gehen",), "ging", "ging"),
+    # Russian: keys are transliterated, ё is е
+    ("ru", "Москве", ("moskva",), "moskv", "mosk"),
+    ("ru", "собаки", ("sobaka",), "sobak", "soba"),
+    ("ru", "людей", ("chelovek",), "liud", "liud"),
+    ("ru", "ёж", ("ezh",), "ezh", None),
+    # English
+    ("en", "cities", ("city",), "citi", "citi"),
+    ("en", "children", ("child",), "children", "chil"),
+]
+
+
+@pytest.mark.parametrize(("lang", "surface", "lemmas", "stem", "prefix"), ROWS)
+def test_word_keys(
+    lang: str, surface: str, lemmas: tuple[str, ...], stem: str, prefix: str | None
+) -> None:
+    (token,) = analyze(surface, lang)
+    assert (token.lemmas, token.stem, token.prefix) == (lemmas, stem, prefix)
+    assert token.surface == surface
+    assert token.form == unaccent(surface).replace(",", ".")
+
+
+@pytest.mark.parametrize(
+    ("lang", "forms", "question"),
+    [
+        ("cs", "Praha Praze Prahy Prahou", "Praha"),
+        ("cs", "Brno Brně Brnem Brna", "Brno"),
+        ("cs", "Třebíč Třebíči Třebíče", "Třebíč"),
+        ("cs", "Novák Nováka Novákovi Nováku Novákem", "Novák"),
+        ("sk", "Bratislava Bratislave Bratislavy", "Bratislava"),
+        ("pl", "Warszawa Warszawie Warszawy", "Warszawa"),
+        ("de", "Kind Kinder Kindern", "Kind"),
+        ("ru", "Москва Москве Москвы", "Москва"),
+        ("en", "dog dogs", "dog"),
+    ],
+)
+def test_every_form_shares_the_lemma_key_of_the_question(
+    lang: str, forms: str, question: str
+) -> None:
+    (asked,) = query_keys(question, lang).words
+    lemma_key = asked.keys[0]
+    for form in forms.split():
+        assert lemma_key in chunk_keys(form, lang).keys, form
+
+
+def test_lowercase_question_word_also_gets_the_proper_noun_lemma() -> None:
+    (word,) = query_keys("brně", "cs").words
+    assert word.keys[:2] == ("l:brnet", "l:brno")
+    (word,) = query_keys("prahy", "cs").words
+    assert word.keys[:2] == ("l:prah", "l:praha")
+    # chunks keep one lemma: "března" must not become the village Březno in every March chunk
+    assert [k for k in chunk_keys("brně března", "cs").keys if k.startswith("l:")] == [
+        "l:brezen",
+        "l:brnet",
+    ]
+
+
+def test_possessive_chunk_reaches_question_about_the_name() -> None:
+    assert "l:dvorak" in set(chunk_keys("Dvořákovi", "cs").keys) & question_keys("Kdo je Dvořák?")
+
+
+def test_mixed_language_text() -> None:
+    chunk = "Schůzku s firmou Siemens jsme měli v Москве, the notes are in English."
+    keys = chunk_keys(chunk, "cs")
+    assert_valid(keys)
+    assert keys.token_count == 13
+    assert {"l:schuzka", "l:firma", "l:siemens", "s:moskv", "l:english"} <= set(keys.keys)
+    # a Russian question about the city meets the Cyrillic word's stem
+    assert "s:moskv" in set(keys.keys) & question_keys("Что было в Москве?", "ru")
+
+
+def test_stopword_in_chunk_keeps_lemma_and_stem_but_no_prefix_or_form_map() -> None:
+    keys = chunk_keys("které", "cs")
+    assert keys.keys == {"l:ktery": 1, "s:kter": 1}
+    assert keys.token_count == 1
+
+
+# --- tsvector literal and term frequencies ---------------------------------------------------
+
+
+def test_tsvector_literal_of_a_small_chunk() -> None:
+    keys = chunk_keys("psa pes", "cs")
+    assert keys.tsvector == "'l:pes':1,2 'm:psa:pes':1 's:pes':2 's:psa':1"
+    assert keys.token_count == 2
+    assert keys.keys == {"l:pes": 2, "m:psa:pes": 1, "s:pes": 1, "s:psa": 1}
+
+
+def test_term_frequency_stops_at_postgresql_limits() -> None:
+    keys = chunk_keys("slovo " * 20000, "cs")
+    assert_valid(keys)
+    assert keys.token_count == 20000
+    assert keys.keys["l:slovo"] == 256
+    many = chunk_keys(" ".join(f"w{i}" for i in range(17000)), "cs")
+    assert_valid(many)
+    assert many.token_count == 17000
+    assert max(int(p) for p in re.findall(r"[:,](\d+)", many.tsvector)) == 16383
+
+
+HOSTILE = [
+    "",
+    "   \n\t  ",
+    "?!.,;:…–—«»„“",
+    "x" * 100_000,
+    "\x00\x01\x02 pes \x7f\x1b[31m",
+    "\ud800 osamělý \udfff surrogát",
+    "pes & kočka | !(liška) :* <-> a:b:c",
+    "C:\\Users\\novak\\dokument.txt \\\\server\\share",
+    "O'Reilly's \"uvozovky\" 'jednoduché' ''",
+    "Robert'); DROP TABLE chunks;--",
+    "🙂🎉 smajlík 👍🏽 👨‍👩‍👧",
+    "Москва 北京 Ελλάδα עברית العربية Brno",
+    "soft\u00adhyphen zero\u200bwidth \ufeffBOM",
+    "e\u0301 decomposed Nova\u0301k",
+    "1.2.3.4 ... --- /// +++ ___",
+]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+@pytest.mark.parametrize("lang", ["cs", "ru", "xx"])
+def test_hostile_input_gives_sane_keys(hostile: str, lang: str) -> None:
+    assert isinstance(normalize(hostile), str)
+    keys = chunk_keys(hostile, lang)
+    assert_valid(keys)
+    assert keys.token_count == len(analyze(hostile, lang))
+    for asked in (
+        query_keys(hostile),
+        query_keys(hostile, lang),
+        query_keys(hostile, None, ["de"]),
+    ):
+        for word in asked.all_words:
+            assert word.keys and all(KEY_RE.match(k) for k in word.keys), word
+
+
+def test_hostile_input_keys() -> None:
+    assert chunk_keys("", "cs") == ChunkKeys("", 0, {})
+    assert chunk_keys("?!.,;", "cs").token_count == 0
+    (long_word,) = analyze("x" * 100_000, "cs")
+    assert long_word.lemmas == ("x" * 60,) and long_word.prefix == "xxxx"
+    assert [t.surface for t in analyze("pes & kočka | !(liška) :* <->", "cs")] == [
+        "pes",
+        "kočka",
+        "liška",
+    ]
+    assert [t.form for t in analyze("🙂 smajlík 👍🏽", "cs")] == ["smajlik"]
+    assert [t.form for t in analyze("soft\u00adhyphen", "cs")] == ["softhyphen"]
+
+
+# --- tokens, normalization, unaccent ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sample", "tokens"),
+    [
+        (
+            "Faktura INV-2024-0042 za 3,8 mil. Kč.",
+            ["Faktura", "INV-2024-0042", "za", "3,8", "mil", "Kč"],
+        ),
+        ("Norma ČSN 73 0540 a e-mail.", ["Norma", "ČSN", "73", "0540", "a", "e-mail"]),
+        ("Firma s.r.o. na www.firma.cz", ["Firma", "s.r.o", "na", "www.firma.cz"]),
+        ("Č. j. 123/2024, verze 3.5", ["Č", "j", "123/2024", "verze", "3.5"]),
+        (
+            "Frýdek-Místek leží v Praze.Další věta",
+            ["Frýdek-Místek", "leží", "v", "Praze", "Další", "věta"],
+        ),
+        ("O'Brien don't", ["O'Brien", "don't"]),
+        ("snake_case a–b", ["snake", "case", "a", "b"]),
+    ],
+)
+def test_tokenize(sample: str, tokens: list[str]) -> None:
+    assert tokenize(sample) == tokens
+
+
+def test_normalize() -> None:
+    assert normalize("Nova\u0301k") == "Novák"
+    assert normalize("a\x00b\x1bc\td\ne") == "abc\td\ne"
+    assert normalize("řádek\r\ndruhý\rtřetí\x0cstrana") == "řádek\n\ndruhý\ntřetí\nstrana"
+    assert normalize("a\ud800b") == "a\ufffdb"
+    assert normalize("\ud83d\ude00") == "😀"  # a valid surrogate pair is joined, not dropped
+    assert normalize(None) == ""  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("word", "plain"),
+    [
+        ("Žluťoučký kůň úpěl", "zlutoucky kun upel"),
+        ("ĽUDIA", "ludia"),
+        ("Łódź", "lodz"),
+        ("Straße Müller", "strasse muller"),
+        ("Москве", "moskve"),
+        ("ёж Ёлка", "ezh elka"),
+    ],
+)
+def test_unaccent(word: str, plain: str) -> None:
+    assert unaccent(word) == plain
+
+
+def test_unaccent_matches_unidecode_for_supported_letters() -> None:
+    letters = "áčďéěíňóřšťúůýž" + "äĺľôŕ" + "ąćęłńśźż" + "äöüß" + "абвгдежзийклмнопрстуфхцчшщъыьэюя"
+    for ch in letters + letters.upper():
+        assert unaccent(ch) == unidecode(ch).lower(), ch
+
+
+# --- stopwords --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "content"),
+    [
+        ("cs", "Kdo je Novák?", ["Novák"]),
+        ("cs", "KDO JE NOVÁK", ["NOVÁK"]),
+        ("cs", "jaky je nejvyssi vrchol Krkonos", ["nejvyssi", "vrchol", "Krkonos"]),
+        (
+            "cs",
+            "Kterého dne a v kolik hodin odjíždí vlak do Ostravy?",
+            ["dne", "hodin", "odjíždí", "vlak", "Ostravy"],
+        ),
+        ("cs", "Proč by se o tom měl někdo dozvědět?", ["tom", "někdo", "dozvědět"]),
+        ("cs", "Kolik stojí byt v Brně?", ["stojí", "byt", "Brně"]),
+        ("sk", "Ktorého dňa prišiel Novák do Košíc?", ["dňa", "prišiel", "Novák", "Košíc"]),
+        ("pl", "Dlaczego pociąg do Krakowa był odwołany?", ["pociąg", "Krakowa", "odwołany"]),
+        (
+            "de",
+            "Wann wurde der Bürgermeister von München gewählt?",
+            ["Bürgermeister", "München", "gewählt"],
+        ),
+        ("ru", "Кто такой Пушкин и где он жил?", ["Пушкин", "жил"]),
+        (
+            "en",
+            "Who is the mayor of Prague and when was he elected?",
+            ["mayor", "Prague", "elected"],
+        ),
+    ],
+)
+def test_stopwords_and_interrogatives_are_removed(
+    lang: str, question: str, content: list[str]
+) -> None:
+    asked = query_keys(question, lang)
+    assert [w.surface for w in asked.words] == content
+    assert [w.surface for w in asked.all_words] == tokenize(question)
+
+
+def test_query_words_are_deduplicated_by_form() -> None:
+    asked = query_keys("Novák novak NOVAK Novak", "cs")
+    assert [w.surface for w in asked.words] == ["Novák"]
+    assert not asked.words[0].needs_form_map
+    assert [w.needs_form_map for w in asked.all_words] == [False, True, True, True]
+
+
+def test_codes_need_no_form_map() -> None:
+    (code,) = query_keys("Stav INV-2024-0042?", "cs").words[1:]
+    assert code.keys == ("l:inv-2024-0042", "s:inv-2024-0042")
+    assert not code.needs_form_map
+
+
+# --- language detection -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sample", "lang"),
+    [
+        ("Kdo je Novák?", "cs"),
+        ("kdo je novak", "cs"),
+        ("Kolik stojí oprava střechy na chatě?", "cs"),
+        ("lisce", "cs"),
+        ("v Brne", "cs"),
+        ("Kto je Novák?", "sk"),
+        ("Kde býva pes?", "sk"),
+        ("Koľko stojí lístok do Košíc?", "sk"),
+        ("Kto to jest Kowalski?", "pl"),
+        ("Dlaczego pociąg był odwołany?", "pl"),
+        ("Wer ist Müller?", "de"),
+        ("Warum wurde der Zug gestrichen?", "de"),
+        ("Кто такой Пушкин?", "ru"),
+        ("Кто основал McKinsey & Company?", "ru"),
+        ("Who is Novak?", "en"),
+        ("Why was the train cancelled?", "en"),
+        ("", "cs"),
+        ("🙂 ?!", "cs"),
+        ("INV-2024-0042", "cs"),
+    ],
+)
+def test_detect_language(sample: str, lang: str) -> None:
+    assert detect_language(sample) == lang
+
+
+def test_detect_language_stays_within_candidates() -> None:
+    assert detect_language("Wer ist Müller?", ["cs", "sk"]) in ("cs", "sk")
+    assert detect_language("Kdo je Novák?", ["de"]) == "de"
+    assert detect_language("Кто такой Пушкин?", ["cs", "en"], default="en") in ("cs", "en")
+    assert detect_language("Novák", [], default="cs") == "cs"
+    assert detect_language("Who is Novak?", ["sk", "en"], default="sk") == "en"
+
+
+def test_query_keys_detects_among_corpus_languages() -> None:
+    assert query_keys("Wer ist Müller?").lang == "de"
+    assert query_keys("Wer ist Müller?", corpus_langs=["cs"]).lang == "cs"
+    assert query_keys("Kto je Novák?", corpus_langs=["cs", "de"]).lang == "cs"
+    assert query_keys("Kto je Novák?", "SK").lang == "sk"
+
+
+# --- form map keys and API odds and ends ------------------------------------------------------
+
+
+def test_form_map_keys() -> None:
+    assert form_map_prefix("Brne") == "m:brne:"
+    assert form_map_prefix("Brně") == "m:brne:"
+    assert lemma_from_form_map_key("m:brne:brno") == "l:brno"
+    assert lemma_from_form_map_key("m:inv-1:inv-1") == "l:inv-1"
+    for broken in ("l:brno", "m:brne", "m::brno", "m:brne:", ""):
+        with pytest.raises(InputError):
+            lemma_from_form_map_key(broken)
+
+
+def test_constants() -> None:
+    assert PREFIX_LEN == 4
+    assert SUPPORTED_LANGS[0] == "cs"
+    assert {"cs", "sk", "pl", "de", "ru", "en"} <= set(SUPPORTED_LANGS)
+
+
+def test_keys_are_the_same_across_threads() -> None:
+    sample = "Lišce a psům v Brně, Warszawie i Москве dělali Novákovi společnost."
+    text._word.cache_clear()
+    text._chunk_entries.cache_clear()
+    barrier = threading.Barrier(4)
+
+    def keys(_: int) -> dict[str, int]:
+        barrier.wait()
+        return chunk_keys(sample, "cs").keys
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(keys, range(4)))
+    text._word.cache_clear()
+    text._chunk_entries.cache_clear()
+    assert results == [chunk_keys(sample, "cs").keys] * 4
