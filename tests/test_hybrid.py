@@ -12,10 +12,11 @@ import time
 from collections.abc import Iterator, Sequence
 
 import numpy as np
+import psycopg
 import pytest
 
 from rag.answer import NOT_FOUND, Engine
-from rag.db import Database
+from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError, InputError
 from rag.ingest import Ingestor
@@ -334,16 +335,33 @@ def test_unusable_questions_are_validation_errors(
 
 
 def test_small_owner_beside_large_owner_gets_full_vector_list(
-    db: Database, settings: Settings, owner: str
+    fresh_db_url: str, settings: Settings, owner: str
 ) -> None:
-    """Filtering by owner through HNSW must not starve a small owner's list."""
-    fake = make_embedder(settings)
+    """Filtering by owner through HNSW must not starve a small owner's list.
+
+    The test runs in a database of its own where the planner has no way but the HNSW index: no
+    sequential scans, and the (owner_id, embed_model) b-tree that would otherwise serve a small
+    owner exactly is dropped. With ef_search 10 and no iterative scan, the index would hand back
+    10 neighbours of which most belong to the large owner.
+    """
+    migrate(fresh_db_url)
+    with psycopg.connect(fresh_db_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX chunks_model")
+    info = psycopg.conninfo.conninfo_to_dict(fresh_db_url)
+    info["options"] = "-c enable_seqscan=off -c enable_bitmapscan=off"
+    s = settings.replace(exact_scan_below=0, ef_search=10,
+                         database_url=psycopg.conninfo.make_conninfo(**info))
+    fake = make_embedder(s)
     big = {f"big-{i}": f"Záznam {i} o skladu, paletách a zboží číslo {i}." for i in range(400)}
-    load(db, settings, owner + "-big", fake, big)
-    small = load(db, settings, owner + "-small", fake, LONG_DOCS)
-    # force the HNSW path even for a small owner
-    s = settings.replace(exact_scan_below=0, ef_search=10)
-    result = Engine(db, s, fake, params=WORDS_ONLY).search(small, "sklad", mode="vector")
-    with db.connection() as conn:
-        n = conn.execute("SELECT count(*) FROM chunks WHERE owner_id = %s", (small,)).fetchone()[0]
+    with Database(s, run_migrations=False) as hnsw_db:
+        load(hnsw_db, s, owner + "-big", fake, big)
+        small = load(hnsw_db, s, owner + "-small", fake, LONG_DOCS)
+        with hnsw_db.connection() as conn:
+            n = conn.execute("SELECT count(*) FROM chunks WHERE owner_id = %s", (small,)).fetchone()[0]
+            plan = "\n".join(r[0] for r in conn.execute(
+                "EXPLAIN SELECT chunk_id FROM chunks WHERE owner_id = %s AND embed_model = %s "
+                "ORDER BY embedding::vector(64) <=> %s::vector(64) LIMIT 50",
+                (small, fake.model_id, "[" + ",".join(["0.1"] * 64) + "]")).fetchall())
+        assert "chunks_hnsw_" in plan, plan
+        result = Engine(hnsw_db, s, fake, params=WORDS_ONLY).search(small, "sklad", mode="vector")
     assert len(result.hits) == min(n, settings.candidates)
