@@ -179,7 +179,7 @@ def _ingest(
                 yield item
             bar.update(1)
 
-    summary = ingestor.add_all(items())
+    summary = ingestor.add_all(items(), workers=settings.ingest_workers)
     bar.close()
     if as_json:
         echo_json(summary.as_dict())
@@ -351,6 +351,8 @@ def stats(app: App, owner: str, as_json: bool) -> None:
 
 # Commands defined in other modules register themselves on import.
 from rag import cli_query  # noqa: E402,F401
+from rag import cli_serve  # noqa: E402,F401
+from rag import cli_eval  # noqa: E402,F401
 
 
 def main() -> None:

@@ -168,10 +168,11 @@ class SentenceTransformerEmbedder:
 
             # A local model must never trigger a hub lookup.
             model = SentenceTransformer(self.name, local_files_only=self.local)
-            getter = getattr(model, "get_embedding_dimension", None) or getattr(
-                model, "get_sentence_embedding_dimension"
-            )
-            dim = getter()
+            # sentence-transformers 6 renamed the method; older releases have only the old name.
+            if hasattr(model, "get_embedding_dimension"):
+                dim = model.get_embedding_dimension()
+            else:
+                dim = model.get_sentence_embedding_dimension()
         except Exception as exc:
             raise EmbedderError(
                 f"Cannot load sentence-transformers model {self.name}: {_one_line(exc)}"
@@ -274,9 +275,13 @@ class HttpEmbedder:
                 self.url, json={"model": self.model, "input": batch}, timeout=timeout
             )
         except httpx.TimeoutException as exc:
-            raise EmbedderError(f"Embedding request to {self.url} timed out after {timeout}s") from exc
+            raise EmbedderError(
+                f"Embedding request to {self.url} timed out after {timeout}s"
+            ) from exc
         except httpx.HTTPError as exc:
-            raise EmbedderError(f"Embedding request to {self.url} failed: {_one_line(exc)}") from exc
+            raise EmbedderError(
+                f"Embedding request to {self.url} failed: {_one_line(exc)}"
+            ) from exc
         if response.status_code >= 400:
             raise EmbedderError(
                 f"Embedding endpoint {self.url} answered HTTP {response.status_code}: "
@@ -302,9 +307,8 @@ class HttpEmbedder:
             vector = item.get("embedding") if isinstance(item, dict) else None
             if type(index) is not int or not 0 <= index < count or index in rows:
                 raise EmbedderError(f"{where} returned a missing, duplicate or bad index")
-            numeric = isinstance(vector, list) and all(
-                type(x) in (int, float) for x in vector  # excludes bool and numeric strings
-            )
+            # type() rather than isinstance(): bools and numeric strings are not embeddings.
+            numeric = isinstance(vector, list) and all(type(x) in (int, float) for x in vector)
             if not numeric or not vector:
                 raise EmbedderError(f"{where} returned a non-numeric embedding at index {index}")
             if self._dim is not None and len(vector) != self._dim:

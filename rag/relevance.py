@@ -13,7 +13,7 @@ Two rules, either suffices:
 Coverage is either a count (``coverage_mode = "count"``: each word weighs 1) or idf-weighted
 (``"idf"``: each word weighs its BM25 idf in the owner's chunks; a word absent from the corpus has
 the largest idf). A word matched by its lemma or stem key earns full credit; one matched only by
-its 4-character prefix earns ``prefix_credit``. The RRF score is never thresholded.
+its 4-character prefix earns ``prefix_credit`` (never a word absent from the corpus). The RRF score is never thresholded.
 """
 
 from __future__ import annotations
@@ -130,7 +130,9 @@ def _word_evidence(
         by = "lemma"
     elif any(k in matched for k in keys if k[0] == "s"):
         by = "stem"
-    elif any(k in matched for k in keys if k[0] == "p"):
+    elif df > 0 and any(k in matched for k in keys if k[0] == "p"):
+        # A word the corpus does not contain cannot be "almost" in a chunk: its prefix twin
+        # ("vydělává" ~ "výdejní") is a different word.
         by = "prefix"
     credit = 0.0 if by is None else (params.prefix_credit if by == "prefix" else 1.0)
     return WordEvidence(surface, df, rare, weight, credit, by)

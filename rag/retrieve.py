@@ -74,7 +74,9 @@ class Retrieval:
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,
-       (SELECT coalesce(array_agg(DISTINCT lang), '{}') FROM documents WHERE owner_id = %(owner_id)s)
+       (SELECT coalesce(array_agg(lang ORDER BY n DESC, lang), '{}')
+          FROM (SELECT lang, count(*) AS n FROM documents WHERE owner_id = %(owner_id)s
+                GROUP BY lang) l)
 FROM owners WHERE owner_id = %(owner_id)s
 """
 FORM_MAP = """

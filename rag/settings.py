@@ -31,6 +31,7 @@ SETTINGS_DOC: dict[str, str] = {
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
+    "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
@@ -81,6 +82,7 @@ class Settings:
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024
+    ingest_workers: int = 2
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0

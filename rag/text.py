@@ -368,16 +368,20 @@ def query_keys(
 
     Args:
         question: The question as typed.
-        lang: Its language; None detects it among ``corpus_langs``.
-        corpus_langs: Languages the owner's corpus holds; None or empty means all supported.
+        lang: Its language; None detects it among all supported languages, the corpus's main
+            language (the first of ``corpus_langs``) winning near-ties. A question may be in
+            another language than the corpus ("Who is Novák?" over Czech documents): its own
+            stopwords must go, and its names still meet the corpus's stem keys.
+        corpus_langs: Languages the owner's corpus holds, most frequent first.
 
     Returns:
         The language used, the content words (stopwords and interrogatives removed, one per
         form) and every word.
     """
     if not lang:
-        candidates = tuple(corpus_langs) if corpus_langs else SUPPORTED_LANGS
-        lang = detect_language(question, candidates)
+        default = corpus_langs[0] if corpus_langs else "cs"
+        candidates = tuple(dict.fromkeys([*(corpus_langs or ()), *SUPPORTED_LANGS]))
+        lang = detect_language(question, candidates, default=default)
     lang = lang.lower()
     tokens = _analyze(question, lang, question=True)
     all_words = tuple(_query_word(token) for token in tokens)

@@ -1,8 +1,10 @@
 """A fake OpenAI-compatible chat server on loopback: real HTTP, scripted behaviour, recorded calls.
 
 Modes: ``ok`` (answers citing [1]), ``error`` (HTTP 500), ``garbage`` (200 with a body that is not
-JSON), ``slow`` (sleeps ``delay`` seconds first), ``empty`` (an empty answer). Every request body is
-kept in ``calls``.
+JSON), ``slow`` (sleeps ``delay`` seconds first), ``empty`` (an empty answer), ``cut`` (a stream that
+breaks after its first pieces). ``respond``, when set, chooses the reply from the request body
+(e.g. one reply for a follow-up rewrite, another for an answer). Every request body is kept in
+``calls``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,6 +23,7 @@ class FakeLLM:
         self.mode = "ok"
         self.delay = 0.0
         self.reply = "Odpověď podle zdroje [1]."
+        self.respond: Callable[[dict[str, Any]], str] | None = None
         self._lock = threading.Lock()
         fake = self
 
@@ -41,8 +45,10 @@ class FakeLLM:
                     self._send(200, b"<html>not json</html>")
                     return
                 text = "" if fake.mode == "empty" else fake.reply
+                if fake.respond is not None and fake.mode != "empty":
+                    text = fake.respond(body)
                 if body.get("stream"):
-                    self._stream(text, body.get("model", "fake"))
+                    self._stream(text, body.get("model", "fake"), cut=fake.mode == "cut")
                     return
                 self._send(200, json.dumps({
                     "id": "fake-1", "object": "chat.completion", "created": 0,
@@ -59,11 +65,16 @@ class FakeLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, text: str, model: str) -> None:
+            def _stream(self, text: str, model: str, cut: bool = False) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for piece in [text[i : i + 8] for i in range(0, len(text), 8)]:
+                pieces = [text[i : i + 8] for i in range(0, len(text), 8)]
+                for n, piece in enumerate(pieces):
+                    if cut and n == 2:
+                        self.wfile.write(b"data: {\"choices\": [{\"delta\": \n\n")
+                        self.wfile.flush()
+                        return
                     chunk = {"id": "fake-1", "object": "chat.completion.chunk", "created": 0,
                              "model": model,
                              "choices": [{"index": 0, "delta": {"content": piece},

