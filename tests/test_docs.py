@@ -1,0 +1,64 @@
+"""The README cannot drift: every command and every setting must appear in it."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+import click
+
+from rag.cli import cli
+from rag.settings import SETTINGS_DOC, Settings, env_name
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def _commands(group: click.Group, prefix: str = "rag") -> list[str]:
+    found = []
+    for name, command in group.commands.items():
+        path = f"{prefix} {name}"
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, path))
+        else:
+            found.append(path)
+    return found
+
+
+def test_every_command_is_in_the_readme() -> None:
+    commands = _commands(cli)
+    assert len(commands) >= 12
+    missing = [c for c in commands if f"`{c}" not in README]
+    assert not missing, f"commands missing from README.md: {missing}"
+
+
+def test_every_setting_is_in_the_readme_table() -> None:
+    missing = [env_name(f.name) for f in fields(Settings) if f"| `{env_name(f.name)}` |" not in README]
+    assert not missing, f"settings missing from README.md: {missing}"
+
+
+def test_every_setting_is_documented_in_code() -> None:
+    assert set(SETTINGS_DOC) == {f.name for f in fields(Settings)}
+
+
+def test_every_command_has_help() -> None:
+    def walk(group: click.Group) -> list[click.Command]:
+        out: list[click.Command] = []
+        for command in group.commands.values():
+            out.append(command)
+            if isinstance(command, click.Group):
+                out.extend(walk(command))
+        return out
+
+    undocumented = [c.name for c in walk(cli) if not (c.help or "").strip()]
+    assert not undocumented, f"commands without help: {undocumented}"
+
+
+def test_quick_start_is_two_commands_that_the_makefile_defines() -> None:
+    start = README.index("## Quick start")
+    block = README[start:].split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert lines == ["make serve", "make test"]
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    assert "\nserve:" in makefile and "\ntest:" in makefile
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    assert "make test" in ci
