@@ -39,7 +39,7 @@ from rag.text import chunk_keys, detect_language, normalize
 log = logging.getLogger(__name__)
 
 # Bump when rag.text changes what keys it produces: re-ingesting then re-keys every document.
-KEYS_VERSION = 1
+KEYS_VERSION = 2
 BATCH_CHUNKS = 4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
 MAX_DOCUMENTS_PER_BATCH = 500
 

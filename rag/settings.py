@@ -53,6 +53,8 @@ SETTINGS_DOC: dict[str, str] = {
     "min_coverage": "relevance filter: share of the question a candidate's rare words must exceed",
     "coverage_mode": "relevance filter: count (rare words counted) or idf (idf-weighted)",
     "prefix_credit": "relevance filter: credit for a question word matched only by its prefix",
+    "support_max_distance": "relevance filter: largest distance of a vector supported by question words (0: off)",
+    "support_min_coverage": "relevance filter: idf-weighted share of question words a supported vector needs",
     "profile": "calibration profile file; default: the one shipped for the embedding model",
     "llm_url": "OpenAI-compatible chat endpoint base URL; unset answers extractively",
     "llm_model": "chat model name",
@@ -104,6 +106,8 @@ class Settings:
     min_coverage: float = 0.5
     coverage_mode: str = "idf"
     prefix_credit: float = 0.5
+    support_max_distance: float = 0.0
+    support_min_coverage: float = 0.5
     profile: str = ""
     llm_url: str = ""
     llm_model: str = ""

@@ -5,7 +5,7 @@ most 60 characters, so it is safe inside a quoted tsvector lexeme and inside a L
 
 - ``l:`` lemma (simplemma), unaccented: "psa", "psem" -> ``l:pes``; "Brně" -> ``l:brno``.
 - ``s:`` stem: Snowball on the lower-cased *accented* word, then unaccented ("lišce" -> ``s:lisk``).
-  Languages Snowball lacks (Slovak) use the lemma as the stem.
+  Slovak, which Snowball lacks, uses the Czech stemmer.
 - ``p:`` prefix: first 4 characters of the unaccented word, only for words of 4+ characters, without
   digits and not stopwords, so "pes" cannot match "pesto". A half-weight fallback.
 - ``m:<form>:<lemma>`` form map (chunk side): the unaccented surface and its lemma. A question
@@ -67,8 +67,11 @@ except ImportError:  # the module moved: fall back to the languages rag is teste
     SUPPORTED_LANGUAGES = frozenset(SUPPORTED_LANGS)
 _LEMMA_LANGS: frozenset[str] = frozenset(SUPPORTED_LANGUAGES)
 
-# Snowball algorithms of the supported languages; Slovak has none, so its stem is the lemma.
-_SNOWBALL = {"cs": "czech", "pl": "polish", "de": "german", "ru": "russian", "en": "english"}
+# Snowball algorithms of the supported languages. Slovak has none of its own; its case and
+# possessive endings are close enough to Czech ones that the Czech light stemmer serves it (and
+# simplemma's Slovak dictionary turns "Novák" into "Nováky", so the stem is what meets names).
+_SNOWBALL = {"cs": "czech", "sk": "czech", "pl": "polish", "de": "german", "ru": "russian",
+             "en": "english"}
 # German capitalizes every noun: "Haus" is its own lemma, lower-case "haus" would give "hausen".
 _NOUNS_CAPITALIZED = frozenset({"de", "lb"})
 _CYRILLIC_LANGS = frozenset({"ru", "uk", "bg", "mk"})

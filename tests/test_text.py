@@ -179,11 +179,11 @@ ROWS = [
     ("cs", "3,8", ("3.8",), "3.8", None),
     ("cs", "ČSN", ("csn",), "csn", None),
     ("cs", "e-mail", ("e-mail",), "e-mail", "e-ma"),
-    # Slovak: no Snowball stemmer, the stem is the lemma
-    ("sk", "Bratislave", ("bratislava",), "bratislava", "brat"),
-    ("sk", "ženy", ("zena",), "zena", "zeny"),
-    ("sk", "psa", ("pes",), "pes", None),
-    ("sk", "ľudia", ("clovek",), "clovek", "ludi"),
+    # Slovak: no Snowball stemmer of its own; the Czech light stemmer strips its endings
+    ("sk", "Bratislave", ("bratislava",), "bratislav", "brat"),
+    ("sk", "ženy", ("zena",), "zen", "zeny"),
+    ("sk", "psa", ("pes",), "psa", None),
+    ("sk", "ľudia", ("clovek",), "ludi", "ludi"),
     # Polish
     ("pl", "Warszawie", ("warszawa",), "warszaw", "wars"),
     ("pl", "Krakowie", ("krakow",), "krakow", "krak"),
