@@ -79,10 +79,14 @@ SELECT chunk_count, token_total,
                 GROUP BY lang) l)
 FROM owners WHERE owner_id = %(owner_id)s
 """
+# One primary-key range scan per form ("m:brne:" <= key < "m:brne:~"; keys are ASCII below "~").
 FORM_MAP = """
-SELECT key FROM word_stats
-WHERE owner_id = %(owner_id)s AND key LIKE ANY(%(patterns)s)
-ORDER BY df DESC LIMIT 200
+SELECT w.key FROM unnest(%(prefixes)s::text[]) AS p(prefix)
+CROSS JOIN LATERAL (
+    SELECT key FROM word_stats
+    WHERE owner_id = %(owner_id)s AND key >= p.prefix AND key < p.prefix || '~'
+    ORDER BY df DESC LIMIT 20
+) w
 """
 KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key = ANY(%(keys)s)"
 
@@ -95,8 +99,10 @@ fts AS (
                    / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
         FROM chunks c
         CROSS JOIN LATERAL (
+            -- setweight marks the question's keys (stored keys carry weight D), ts_filter keeps
+            -- only them: two C passes instead of unnesting every key of the chunk
             SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-            FROM unnest(c.word_keys) u WHERE u.lexeme = ANY(%(keys)s)
+            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{a}')) u
         ) t
         JOIN q ON q.key = t.lexeme
         WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery
@@ -315,16 +321,12 @@ def _form_map(conn: psycopg.Connection, owner_id: int, qk: QueryKeys) -> dict[st
     forms = sorted({w.form for w in qk.words if w.needs_form_map})
     if not forms:
         return {}
-    patterns = [_like_escape(form_map_prefix(f)) + "%" for f in forms]
+    prefixes = [form_map_prefix(f) for f in forms]
     found: dict[str, list[str]] = {}
-    for (key,) in conn.execute(FORM_MAP, {"owner_id": owner_id, "patterns": patterns}):
+    for (key,) in conn.execute(FORM_MAP, {"owner_id": owner_id, "prefixes": prefixes}):
         form = key.split(":")[1]
         found.setdefault(form, []).append(lemma_from_form_map_key(key))
     return found
-
-
-def _like_escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _weighted_keys(
