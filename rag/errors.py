@@ -10,6 +10,7 @@
     │   ├── TooLarge              over a size limit (HTTP 413)
     │   └── CorruptInput          a file its library cannot parse (bad PDF, invalid UTF-8, bad JSONL)
     ├── NotFound             a document, owner or key that does not exist (HTTP 404)
+    ├── Unauthorized         no valid API key where one is required (HTTP 401)
     ├── EmbedderError        the embedding backend failed or timed out
     ├── RetrievalError       both retrievers failed for one question
     └── LLMError             the chat model failed; callers fall back to the extractive answer
@@ -60,6 +61,10 @@ class CorruptInput(InputError):
 
 class NotFound(RagError):
     kind = "not-found"
+
+
+class Unauthorized(RagError):
+    kind = "unauthorized"
 
 
 class EmbedderError(RagError):

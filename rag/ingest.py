@@ -186,8 +186,16 @@ class Ingestor:
         embedder: Embedder | None,
         owner: str,
         *,
+        owner_id: int | None = None,
+        ensure_index: bool = True,
         on_document: Callable[[], None] | None = None,
     ) -> None:
+        """Args:
+            owner_id: the owner's id when the caller already knows it (the service, which
+                writes under row-level security as a role that may not create owners).
+            ensure_index: create the embedding model's HNSW index if missing; the service
+                creates it once at start, as a role that may.
+        """
         self.db = db
         self.settings = settings
         self.embedder = embedder
@@ -196,10 +204,13 @@ class Ingestor:
         self._pending: list[PreparedDocument] = []
         self._pending_chunks = 0
         self._on_document = on_document
-        self._index_ready = False
-        with db.connection() as conn:
-            self.owner_id = ensure_owner(conn, owner)
-            conn.commit()
+        self._index_ready = not ensure_index
+        if owner_id is not None:
+            self.owner_id = owner_id
+        else:
+            with db.connection() as conn:
+                self.owner_id = ensure_owner(conn, owner)
+                conn.commit()
 
     def add(self, item: LoadedDocument | LoadFailure) -> None:
         """Queue one loaded document (or record a load failure); flushes full batches."""

@@ -6,6 +6,7 @@ rules come first and say that nothing inside a source can change them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,10 +82,47 @@ class ChatLLM:
             raise LLMError("chat endpoint returned an empty answer")
         return content.strip()
 
+    def stream(self, messages: list[dict[str, str]], **kwargs: Any) -> Iterator[str]:
+        """One streamed chat completion, piece by piece; every failure becomes LLMError.
+
+        The HTTP response is closed when the caller stops iterating early (a client that went away).
+        """
+        import httpx
+        import openai
+
+        try:
+            response: Any = self._client.chat.completions.create(
+                model=self.model, messages=messages, temperature=0, stream=True,  # type: ignore[arg-type]
+                **kwargs,
+            )
+        except openai.APIError as e:
+            raise LLMError(f"chat endpoint failed: {type(e).__name__}: {e}") from e
+        try:
+            with response:
+                for chunk in response:
+                    if not chunk.choices:
+                        continue
+                    piece = chunk.choices[0].delta.content
+                    if piece:
+                        yield piece
+        except openai.APIError as e:
+            raise LLMError(f"chat endpoint failed while streaming: {type(e).__name__}: {e}") from e
+        # The stream's body is read lazily, outside the client's own error mapping.
+        except httpx.HTTPError as e:
+            raise LLMError(f"chat endpoint failed while streaming: {type(e).__name__}: {e}") from e
+        except (IndexError, AttributeError, TypeError, ValueError) as e:
+            raise LLMError(f"chat endpoint streamed an unusable response: {e}") from e
+
     def answer(
         self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
     ) -> str:
         return self.complete(build_messages(question, sources, lang, history))
+
+    def answer_stream(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> Iterator[str]:
+        """The answer of :meth:`answer`, streamed; the caller checks that it is not empty."""
+        return self.stream(build_messages(question, sources, lang, history))
 
 
 def make_llm(settings: Settings) -> ChatLLM | None:

@@ -117,8 +117,9 @@ def test_generated_tsvector_is_unaccented(pg_url: str) -> None:
 
 _CHILD = textwrap.dedent(
     """
-    import os, sys, time
+    import os, signal, sys, time
     from pathlib import Path
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))  # exit through atexit, as rag's CLI does
     from rag.db import embedded_url
     import psycopg
     url = embedded_url(Path(sys.argv[1]))
@@ -168,6 +169,11 @@ def test_embedded_server_is_shared_then_stopped_by_the_last_process(tmp_path: Pa
     finally:
         holder.send_signal(signal.SIGTERM)
         holder.wait(30)
+    # the holder was the last user: it stopped the server on its way out
+    deadline = time.time() + 20
+    while _postmaster_pid(tmp_path) is not None and time.time() < deadline:
+        time.sleep(0.2)
+    assert _postmaster_pid(tmp_path) is None, "the last process left the embedded server running"
 
 
 @pytest.mark.slow

@@ -1,0 +1,110 @@
+"""Retrieval quality, the filter's shares, search latency and HNSW recall on an external corpus.
+
+Usage:
+    python bench/bench_retrieval.py ../shared/eval/ctkfacts [--split dev] [--ef 10,20,40,100,200]
+
+The folder holds docs.jsonl, questions_<split>.jsonl and questions_noanswer_<split>.jsonl (the
+last is optional). The corpus goes into its evaluation owner once (as ``rag eval`` does) and is
+reused. Settings come from the environment (RAG_DATA_DIR, DATABASE_URL, RAG_EMBEDDER, ...); the
+filter is the calibration profile that applies to the embedder.
+
+Prints:
+    quality     hit@1, hit@5, MRR@10 of fts, vector and hybrid over the answerable questions
+    filter      answerable questions whose gold source the filter kept among the answer's sources,
+                and no-answer questions it refused
+    latency     p50 / p95 of one hybrid search without the question's embedding
+                (Retrieval.timings_ms["sql"]: the database side, with the exact vector scan small
+                owners get)
+    hnsw        recall@10 of the HNSW index against the exact scan (exact_scan_below=0) and its
+                p50 / p95 latency, for each ef_search
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from rag.answer import Engine
+from rag.db import Database
+from rag.embedders import make_embedder
+from rag.evaluate import external_set, prepare_owner, retrieval_metrics, score
+from rag.retrieve import retrieve
+from rag.settings import Settings
+
+
+def percentile(values: list[float], p: float) -> float:
+    return float(np.percentile(np.asarray(values), p)) if values else float("nan")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--split", default="dev")
+    ap.add_argument("--ef", default="10,20,40,100,200", help="ef_search values for HNSW recall")
+    ap.add_argument("--batch", type=int, default=64, help="questions embedded per call")
+    args = ap.parse_args()
+
+    folder: Path = args.folder
+    noanswer = folder / f"questions_noanswer_{args.split}.jsonl"
+    evalset = external_set(folder / "docs.jsonl", [folder / f"questions_{args.split}.jsonl"],
+                           [noanswer] if noanswer.exists() else [], f"{folder.name}")
+    settings = Settings.from_env()
+    embedder = make_embedder(settings)
+    if embedder is None:
+        sys.exit("bench_retrieval needs an embedder (RAG_EMBEDDER)")
+    db = Database(settings)
+    owner, owner_id = prepare_owner(db, settings, embedder, evalset)
+    engine = Engine(db, settings, embedder)
+    cases = evalset.cases
+    print(f"{evalset.name} {args.split}: {len(cases)} questions "
+          f"({sum(c.answerable for c in cases)} answerable), owner {owner}, model {embedder.model_id}")
+    print(f"profile: {engine.profile_path or 'none (settings values)'}")
+
+    started = time.perf_counter()
+    questions = [engine.validate(c.question) for c in cases]
+    vectors = np.vstack([embedder.embed(questions[i:i + args.batch], kind="query")
+                         for i in range(0, len(questions), args.batch)])
+    embed_s = time.perf_counter() - started
+    print(f"query embedding: {embed_s / len(questions) * 1000:.1f} ms per question (batches of {args.batch})")
+
+    retrievals = [engine.search(owner_id, q, vector=v).retrieval for q, v in zip(questions, vectors, strict=True)]
+    report = score(engine, evalset.name, cases, retrievals, engine.params)
+
+    print("\nquality (answerable)   hit@1  hit@5  MRR@10")
+    for mode, m in retrieval_metrics(report.results).items():
+        print(f"  {mode:<20} {m['hit@1']:.3f}  {m['hit@5']:.3f}  {m['mrr@10']:.3f}")
+    f = report.figures
+    print("\nfilter")
+    print(f"  answerable kept     {f.answer_recall:.3f} ({f.recalled}/{f.answerable})")
+    if f.no_answer:
+        kept = f.no_answer - f.false_answers
+        print(f"  no-answer refused   {kept / f.no_answer:.3f} ({kept}/{f.no_answer})")
+    sql_ms = [r.timings_ms["sql"] for r in retrievals]
+    print(f"\nlatency of hybrid search without embedding: p50 {percentile(sql_ms, 50):.1f} ms, "
+          f"p95 {percentile(sql_ms, 95):.1f} ms ({len(sql_ms)} searches, exact vector scan "
+          f"below {settings.exact_scan_below} chunks)")
+
+    exact = [[c.chunk_id for c in sorted((c for c in r.candidates if c.vector_rank is not None),
+                                          key=lambda c: c.vector_rank)][:10] for r in retrievals]
+    print("\nhnsw (exact_scan_below=0)  recall@10  p50 ms  p95 ms")
+    for ef in [int(x) for x in args.ef.split(",") if x.strip()]:
+        hnsw = settings.replace(exact_scan_below=0, ef_search=ef)
+        recalls, ms = [], []
+        for q, v, want in zip(questions, vectors, exact, strict=True):
+            r = retrieve(db, hnsw, embedder, owner_id, q, mode="vector", vector=v)
+            got = {c.chunk_id for c in r.candidates if c.vector_rank is not None and c.vector_rank <= 10}
+            if want:
+                recalls.append(len(got & set(want)) / len(want))
+            ms.append(r.timings_ms["sql"])
+        print(f"  ef_search {ef:<14} {statistics.fmean(recalls):.4f}     "
+              f"{percentile(ms, 50):6.1f}  {percentile(ms, 95):6.1f}")
+    db.close()
+
+
+if __name__ == "__main__":
+    main()

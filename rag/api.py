@@ -1,0 +1,195 @@
+"""The HTTP service: ``create_app()`` builds the Litestar application that ``rag serve`` runs.
+
+Routes (OpenAPI at ``/schema/openapi.json``, docs pages under ``/schema``):
+
+- ``GET /healthz`` (process up), ``GET /readyz`` (database, migrations, embedder);
+- ``POST /v1/search``, ``POST /v1/ask``, ``POST /v1/chat/completions``, ``GET /v1/models``;
+- ``POST|GET /v1/documents``, ``GET|DELETE /v1/documents/{id or source_id}``, ``GET /v1/stats``;
+- ``GET /``: the chat page when ``rag/static/index.html`` exists.
+
+Every ``/v1`` request is authenticated by :class:`ApiKeyMiddleware` (rag.auth): a Bearer key maps
+to its owner; without keys in the database the service is single-owner. Each handler then works
+through the caller's :class:`~rag.auth.OwnerDatabase`, so row-level security backs up the
+``owner_id`` in every query. Blocking work (the pool, embedding, the LLM) runs in worker threads:
+sync handlers with ``sync_to_thread=True``, and streamed answers are iterated piece by piece in
+threads too. Errors are problem details (rag.api_problems).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from litestar import Litestar, Request, Response, Router, get, post
+from litestar.concurrency import sync_to_thread
+from litestar.connection import ASGIConnection
+from litestar.datastructures import State
+from litestar.di import NamedDependency, Provide
+from litestar.middleware import AbstractAuthenticationMiddleware, AuthenticationResult
+from litestar.middleware.base import DefineMiddleware
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import JSONBody
+from litestar.response import File
+
+from rag import api_chat, api_documents
+from rag.answer import AnswerWriter
+from rag.api_chat import check_question
+from rag.api_problems import EXCEPTION_HANDLERS, problem
+from rag.api_schemas import SearchIn
+from rag.api_services import Services
+from rag.auth import Caller, bearer_token
+from rag.db import Database
+from rag.embedders import Embedder, make_embedder
+from rag.llm import make_llm
+from rag.settings import Settings
+from rag.store import owner_stats
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+# Room for the multipart framing around a file of max_upload_bytes.
+MULTIPART_SLACK = 64 * 1024
+_UNSET: Any = object()
+
+
+class ApiKeyMiddleware(AbstractAuthenticationMiddleware):
+    """Sets ``request.user`` to the :class:`~rag.auth.Caller`; raises Unauthorized (401)."""
+
+    async def authenticate_request(
+        self, connection: ASGIConnection[Any, Any, Any, Any]
+    ) -> AuthenticationResult:
+        services: NamedDependency[Services] = connection.app.state.rag
+        token = bearer_token(connection.headers.get("authorization"))
+        caller = await sync_to_thread(services.authenticate, token)  # a database lookup
+        return AuthenticationResult(user=caller, auth=caller.key_id)
+
+
+def _services(state: State) -> Services:
+    return state.rag  # type: ignore[no-any-return]
+
+
+@get("/healthz", sync_to_thread=False, tags=["health"])
+def healthz() -> dict[str, str]:
+    """The process is up (it does not touch the database)."""
+    return {"status": "ok"}
+
+
+@get("/readyz", sync_to_thread=True, tags=["health"])
+def readyz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Response[Any]:
+    """Ready to answer: database reachable, migrations applied, embedder loaded."""
+    checks = services.readiness()
+    if all(v == "ok" for v in checks.values()):
+        return Response({"status": "ready", "checks": checks})
+    failed = ", ".join(f"{k}: {v}" for k, v in checks.items() if v != "ok")
+    return problem("not-ready", failed, instance=request.url.path, checks=checks)
+
+
+@get("/", sync_to_thread=False, include_in_schema=False)
+def index() -> Any:
+    """The chat page, if it is installed; otherwise where to find the API docs."""
+    page = STATIC_DIR / "index.html"
+    if page.is_file():
+        return File(page, content_disposition_type="inline", media_type="text/html")
+    return {"name": "rag", "docs": "/schema", "openapi": "/schema/openapi.json"}
+
+
+@post("/search", status_code=200, sync_to_thread=True)
+def search(
+    data: JSONBody[SearchIn],
+    request: Request[Caller, Any, Any],
+    services: NamedDependency[Services],
+) -> dict[str, Any]:
+    """The fused candidates with their evidence (the shape of ``rag search --json``)."""
+    caller: Caller = request.user
+    check_question(data.question, services.settings)
+    engine = services.engine(caller)
+    result = engine.search(caller.owner_id, data.question, mode=data.mode, limit=data.limit)
+    return result.as_dict()
+
+
+@get("/stats", sync_to_thread=True)
+def stats(
+    request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> dict[str, Any]:
+    """Documents, chunks, unembedded chunks and embedding models of the caller's owner."""
+    caller: Caller = request.user
+    with services.scoped(caller).connection() as conn:
+        s = owner_stats(conn, caller.owner_id)
+    embedder = services.embedder
+    return {
+        "owner": caller.owner,
+        **asdict(s),
+        "embedder": embedder.model_id if embedder is not None else None,
+        "llm": getattr(services.llm, "model", None),
+    }
+
+
+def create_app(
+    settings: Settings,
+    *,
+    db: Database | None = None,
+    embedder: Embedder | None = _UNSET,
+    llm: AnswerWriter | None = _UNSET,
+) -> Litestar:
+    """The service as an ASGI application.
+
+    Args:
+        settings: all knobs; nothing is read from the environment here.
+        db: a database to use (its pool is not closed on shutdown); default: one opened, and
+            migrated, on startup from ``settings``, and closed on shutdown.
+        embedder: default: the one ``settings.embedder`` names; ``None``: full text only.
+        llm: the chat model; default: the one ``settings.llm_url`` points at, if any.
+
+    Raises:
+        ConfigError: the settings name an unknown embedder or are incomplete.
+    """
+    services = Services(
+        settings=settings,
+        embedder=make_embedder(settings) if embedder is _UNSET else embedder,
+        llm=make_llm(settings) if llm is _UNSET else llm,
+    )
+
+    async def startup(app: Litestar) -> None:
+        await sync_to_thread(services.open, db)
+
+    async def shutdown(app: Litestar) -> None:
+        await sync_to_thread(services.close)
+
+    v1 = Router(
+        path="/v1",
+        route_handlers=[search, stats, *api_chat.ROUTES, *api_documents.ROUTES],
+        middleware=[DefineMiddleware(ApiKeyMiddleware)],
+        security=[{"bearer": []}],
+    )
+    return Litestar(
+        route_handlers=[healthz, readyz, index, v1],
+        dependencies={"services": Provide(_services, sync_to_thread=False)},
+        state=State({"rag": services}),
+        on_startup=[startup],
+        on_shutdown=[shutdown],
+        exception_handlers=EXCEPTION_HANDLERS,
+        request_max_body_size=settings.max_upload_bytes + MULTIPART_SLACK,
+        openapi_config=OpenAPIConfig(
+            title="rag",
+            version="1",
+            description=(
+                "Question answering over your own documents that knows when it does not know."
+            ),
+            path="/schema",
+            render_plugins=[ScalarRenderPlugin(), SwaggerRenderPlugin(), JsonRenderPlugin()],
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(
+                        type="http",
+                        scheme="bearer",
+                        description="An API key from `rag apikeys create`.",
+                    ),
+                }
+            ),
+        ),
+        debug=False,
+    )

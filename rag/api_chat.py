@@ -1,0 +1,338 @@
+"""Asking: ``POST /v1/ask`` (JSON or server-sent events) and the OpenAI-compatible chat endpoint.
+
+Both go through the same steps: the follow-up rewrite (rag.followup), the engine's search, then
+:func:`answer_events`, which yields the sources first, then the answer in pieces (streamed from the
+chat model when one is configured), then the complete :class:`~rag.answer.Answer`.
+
+``/v1/ask`` with ``stream: true`` sends these SSE events:
+
+- ``sources``: ``{"status", "lang", "question", "sources"}``, before any answer text;
+- ``delta``: ``{"text"}``, pieces of the answer as a person would read it;
+- ``answer``: the complete answer (the ``rag ask --json`` shape). It is authoritative: if the chat
+  model fails mid-answer, the deltas end with the extractive fallback and ``answer`` holds only it;
+- ``error``: a problem-details body, if something failed after the stream began.
+
+``/v1/chat/completions`` answers in the OpenAI format (``chat.completion`` or a stream of
+``chat.completion.chunk`` ending with ``[DONE]``). The content is the answer followed by a list of
+the cited sources; the non-standard field ``rag`` carries the sources with their evidence (on the
+first and the last chunk when streaming).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from litestar import Request, get, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+
+from rag.answer import Answer, Engine, SearchResult, cited
+from rag.api_problems import field_error, problem_type
+from rag.api_schemas import AskIn, ChatIn, ChatMessage
+from rag.api_services import Services
+from rag.auth import Caller
+from rag.errors import LLMError
+from rag.followup import Rewrite, search_followup
+from rag.settings import Settings
+
+log = logging.getLogger(__name__)
+
+MODEL_ID = "rag"
+SOURCES_LABEL = {
+    "cs": "Zdroje",
+    "sk": "Zdroje",
+    "pl": "Źródła",
+    "de": "Quellen",
+    "ru": "Источники",
+    "en": "Sources",
+}
+
+
+class EventStream(ServerSentEvent):
+    """Server-sent events from a handler that may also answer JSON.
+
+    Litestar would label the stream with the handler's media type (JSON); the stream keeps its own.
+    """
+
+    def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["media_type"] = None
+        return super().to_asgi_response(*args, **kwargs)
+
+
+def check_question(question: str, settings: Settings, field: str = "question") -> None:
+    """422 naming ``field`` for an empty or overlong question."""
+    if not question.strip():
+        raise field_error(field, "the question is empty")
+    if len(question) > settings.max_question_chars:
+        raise field_error(
+            field,
+            f"the question is {len(question)} characters; "
+            f"the limit is {settings.max_question_chars}",
+        )
+
+
+def check_history(turns: int, settings: Settings, field: str = "history") -> None:
+    if turns > settings.max_history:
+        raise field_error(field, f"{turns} earlier turns; the limit is {settings.max_history}")
+
+
+# --- the answer, piece by piece ------------------------------------------------------------------
+
+
+def answer_events(
+    engine: Engine, result: SearchResult, history: list[dict[str, str]]
+) -> Iterator[tuple[str, Any]]:
+    """("sources", Answer without LLM text), ("delta", str)..., ("answer", Answer).
+
+    ``not_found`` never reaches the chat model. A model that fails before or during its answer is
+    replaced by the extractive answer, with a ``degraded`` entry, as in :meth:`Engine.answer_from`.
+    """
+    base = engine.answer_from(result, history=history, use_llm=False)
+    yield "sources", base
+    llm = engine.llm
+    if base.status != "answered" or llm is None:
+        yield "delta", base.answer
+        yield "answer", base
+        return
+    stream = getattr(llm, "answer_stream", None)
+    if stream is None:  # a writer that cannot stream answers in one piece
+        final = engine.answer_from(result, history=history)
+        yield "delta", final.answer
+        yield "answer", final
+        return
+    pieces: list[str] = []
+    try:
+        for piece in stream(result.question, base.sources, base.lang, history):
+            pieces.append(piece)
+            yield "delta", piece
+        text = "".join(pieces).strip()
+        if not text:
+            raise LLMError("chat endpoint returned an empty answer")
+    except LLMError as e:
+        log.warning("LLM failed while streaming, answering extractively: %s", e)
+        why = {"component": "llm", "reason": "error", "message": " ".join(str(e).split())}
+        final = dataclasses.replace(base, llm_called=True, degraded=[*base.degraded, why])
+        yield "delta", ("\n\n" if pieces else "") + final.answer
+        yield "answer", final
+        return
+    yield (
+        "answer",
+        Answer(
+            "answered",
+            text,
+            base.lang,
+            base.sources,
+            True,
+            False,
+            list(base.degraded),
+            cited(text, len(base.sources)),
+        ),
+    )
+
+
+def _sources_view(answer: Answer, rewrite: Rewrite) -> dict[str, Any]:
+    return {
+        "status": answer.status,
+        "lang": answer.lang,
+        "question": rewrite.question,
+        "sources": [s.as_dict() for s in answer.sources],
+    }
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def _stream_error(e: Exception) -> dict[str, Any]:
+    log.error("answer stream failed: %s", " ".join(str(e).split()), exc_info=e)
+    return {
+        "type": problem_type("internal"),
+        "title": "Internal server error",
+        "status": 500,
+        "detail": "the answer stream failed; see the server log",
+        "kind": "internal",
+    }
+
+
+def ask_events(
+    engine: Engine, result: SearchResult, history: list[dict[str, str]], rewrite: Rewrite
+) -> Iterator[ServerSentEventMessage]:
+    """The SSE events of a streamed ``/v1/ask``; runs in a worker thread, piece by piece."""
+    try:
+        for kind, value in answer_events(engine, result, history):
+            if kind == "sources":
+                data: Any = _sources_view(value, rewrite)
+            elif kind == "delta":
+                data = {"text": value}
+            else:
+                data = {**value.as_dict(), "question": rewrite.question}
+            yield ServerSentEventMessage(data=_json(data), event=kind)
+    # Everything is caught: the stream has begun, so the status line cannot change any more,
+    # and the thread wrapper would take an escaping ValueError for the end of the stream.
+    except Exception as e:  # noqa: BLE001
+        yield ServerSentEventMessage(data=_json(_stream_error(e)), event="error")
+
+
+@post("/ask", status_code=200, sync_to_thread=True)
+def ask(
+    data: JSONBody[AskIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> Any:
+    """Answer a question from the caller's documents, or say that it is not there.
+
+    ``history`` (earlier turns) lets a follow-up question lean on the previous one. With
+    ``stream: true`` the answer comes as server-sent events: ``sources``, ``delta``..., ``answer``.
+    """
+    caller: Caller = request.user
+    check_question(data.question, services.settings)
+    check_history(len(data.history), services.settings)
+    history = [{"role": t.role, "content": t.content} for t in data.history]
+    engine = services.engine(caller)
+    rewrite, result = search_followup(
+        engine, caller.owner_id, data.question, history, llm=services.completer
+    )
+    if data.stream:
+        return EventStream(ask_events(engine, result, history, rewrite))
+    answer = engine.answer_from(result, history=history)
+    return {**answer.as_dict(), "question": rewrite.question}
+
+
+# --- OpenAI-compatible ---------------------------------------------------------------------------
+
+
+def message_text(message: ChatMessage) -> str:
+    """A message's text; the text parts of a multi-part content, joined."""
+    content = message.content
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+
+
+def split_messages(
+    messages: Sequence[ChatMessage], settings: Settings
+) -> tuple[str, list[dict[str, str]]]:
+    """The question (the last message, from the user) and the earlier user/assistant turns.
+
+    System messages are dropped: the rules of rag's own system prompt are not the client's
+    to change.
+    """
+    last = messages[-1]
+    if last.role != "user":
+        raise field_error("messages", "the last message must be the user's question")
+    question = message_text(last)
+    check_question(question, settings, field="messages")
+    history = [
+        {"role": m.role, "content": message_text(m)}
+        for m in messages[:-1]
+        if m.role in ("user", "assistant")
+    ]
+    check_history(len(history), settings, field="messages")
+    return question, history
+
+
+def content_with_sources(answer: Answer) -> str:
+    """The answer, followed by its cited sources for chat clients that only show the content."""
+    return answer.answer + sources_footer(answer)
+
+
+def sources_footer(answer: Answer) -> str:
+    if answer.status != "answered" or not answer.sources:
+        return ""
+    numbers = answer.citations or list(range(1, len(answer.sources) + 1))
+    lines = []
+    for i in numbers:
+        s = answer.sources[i - 1]
+        lines.append(f"[{i}] {s.source_id}" + (f" — {s.title}" if s.title else ""))
+    return f"\n\n{SOURCES_LABEL.get(answer.lang, 'Sources')}:\n" + "\n".join(lines)
+
+
+def completion(answer: Answer, rewrite: Rewrite, model: str) -> dict[str, Any]:
+    """A non-streamed ``chat.completion``."""
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content_with_sources(answer)},
+            }
+        ],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "rag": {**answer.as_dict(), "question": rewrite.question},
+    }
+
+
+def completion_chunks(
+    engine: Engine,
+    result: SearchResult,
+    history: list[dict[str, str]],
+    rewrite: Rewrite,
+    model: str,
+) -> Iterator[str]:
+    """The ``data:`` payloads of a streamed ``chat.completion``, ending with ``[DONE]``."""
+    head = {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+    }
+
+    def chunk(delta: dict[str, str], finish: str | None = None, **extra: Any) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return _json({**head, "choices": [choice], **extra})
+
+    try:
+        for kind, value in answer_events(engine, result, history):
+            if kind == "sources":
+                yield chunk({"role": "assistant", "content": ""}, rag=_sources_view(value, rewrite))
+            elif kind == "delta":
+                yield chunk({"content": value})
+            else:
+                if footer := sources_footer(value):
+                    yield chunk({"content": footer})
+                yield chunk({}, "stop", rag={**value.as_dict(), "question": rewrite.question})
+    except Exception as e:  # noqa: BLE001 - see ask_events
+        problem = _stream_error(e)
+        yield _json({"error": {"message": problem["detail"], "type": problem["kind"]}})
+    yield "[DONE]"
+
+
+@post("/chat/completions", status_code=200, sync_to_thread=True)
+def chat_completions(
+    data: JSONBody[ChatIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> Any:
+    """OpenAI-compatible chat: the last user message is the question, earlier turns the context."""
+    caller: Caller = request.user
+    question, history = split_messages(data.messages, services.settings)
+    engine = services.engine(caller)
+    rewrite, result = search_followup(
+        engine, caller.owner_id, question, history, llm=services.completer
+    )
+    model = data.model or MODEL_ID
+    if data.stream:
+        return EventStream(completion_chunks(engine, result, history, rewrite, model))
+    return completion(engine.answer_from(result, history=history), rewrite, model)
+
+
+@get("/models", sync_to_thread=False)
+def models() -> dict[str, Any]:
+    """The one model this service offers (chat clients list models before they chat)."""
+    return {
+        "object": "list",
+        "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "rag"}],
+    }
+
+
+ROUTES = [ask, chat_completions, models]

@@ -1,0 +1,184 @@
+"""``/v1/documents``: add (JSON or a file upload), list, show and delete the caller's documents.
+
+Adding has the CLI's semantics: the same ``source_id`` with unchanged content is skipped, changed
+content replaces the document atomically. A multipart upload takes a ``file`` part in any format
+ingestion reads (txt, md, html, pdf, docx, jsonl) and optional ``source_id`` (default: the file
+name), ``title`` and ``lang`` parts; a JSONL file adds one document per line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, delete, get, post
+from litestar.concurrency import sync_to_thread
+from litestar.datastructures import UploadFile
+from litestar.di import NamedDependency
+from litestar.exceptions import ClientException
+from litestar.openapi.spec import (
+    OpenAPIFormat,
+    OpenAPIMediaType,
+    OpenAPIType,
+    Operation,
+    RequestBody,
+    Schema,
+)
+from litestar.params import FromPath, Parameter
+
+from rag.api_problems import field_error, msgspec_field
+from rag.api_schemas import DocumentIn
+from rag.api_services import Services
+from rag.auth import Caller
+from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
+from rag.loaders import LoadedDocument, LoadFailure, clean_text, load_bytes
+from rag.store import delete_document, get_document, list_documents
+
+_decoder = msgspec.json.Decoder(DocumentIn)
+
+
+@dataclass
+class AddDocumentOperation(Operation):
+    """OpenAPI for a route that reads its body itself: JSON or a multipart upload."""
+
+    def __post_init__(self) -> None:
+        string, obj = Schema(type=OpenAPIType.STRING), OpenAPIType.OBJECT
+        document = Schema(
+            type=obj,
+            required=["source_id", "text"],
+            properties={"source_id": string, "text": string, "title": string, "lang": string,
+                        "metadata": Schema(type=obj)},
+            description=DocumentIn.__doc__,
+        )
+        upload = Schema(
+            type=obj,
+            required=["file"],
+            properties={"file": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
+                        "source_id": string, "title": string, "lang": string},
+        )
+        self.request_body = RequestBody(required=True, content={
+            "application/json": OpenAPIMediaType(schema=document),
+            "multipart/form-data": OpenAPIMediaType(schema=upload),
+        })
+
+
+def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFailure]:
+    try:
+        doc = _decoder.decode(body)
+    except msgspec.ValidationError as e:
+        raise field_error(msgspec_field(str(e)), str(e)) from None
+    except msgspec.DecodeError as e:
+        raise ClientException(f"the body is not valid JSON: {e}") from None
+    size = len(doc.text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise TooLarge(f"{doc.source_id}: text is {size} bytes; the limit is {max_bytes} bytes")
+    text = clean_text(doc.text)
+    if not text:
+        raise EmptyInput(f"{doc.source_id}: text has no visible characters")
+    lang = doc.lang.strip().lower() if doc.lang else None
+    return [LoadedDocument(doc.source_id, doc.title, text, lang, dict(doc.metadata), doc.source_id)]
+
+
+async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str, str]]:
+    """The uploaded file's bytes and name, and the optional text parts."""
+    form = await request.form()
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise field_error("file", "a multipart upload needs a 'file' part")
+    data = await upload.read()
+    await upload.close()
+    fields = {k: str(form.get(k)).strip() for k in ("source_id", "title", "lang") if form.get(k)}
+    return data, upload.filename or "upload", fields
+
+
+def _uploaded_documents(
+    data: bytes, filename: str, fields: dict[str, str], max_bytes: int
+) -> list[LoadedDocument | LoadFailure]:
+    items = load_bytes(data, filename, max_bytes=max_bytes, source_id=fields.get("source_id"))
+    overrides: dict[str, Any] = {k: v for k, v in fields.items() if k in ("title", "lang")}
+    if "lang" in overrides:
+        overrides["lang"] = overrides["lang"].lower()
+    return [
+        dataclasses.replace(i, **overrides) if isinstance(i, LoadedDocument) else i for i in items
+    ]
+
+
+def _add(
+    services: NamedDependency[Services],
+    caller: Caller,
+    load: Callable[[], list[LoadedDocument | LoadFailure]],
+) -> Response[Any]:
+    """Parse (PDF, DOCX ... take CPU time) and ingest, in a worker thread."""
+    items = load()
+    failures = [i for i in items if isinstance(i, LoadFailure)]
+    if failures and len(failures) == len(items):
+        raise failures[0].error  # nothing to add: answer with the (first) reason
+    summary = services.ingest(caller, items)
+    if summary.failed and not (summary.added or summary.replaced or summary.unchanged):
+        raise InputError(summary.failures[0]["error"])
+    status = 201 if summary.added or summary.replaced else 200
+    return Response(summary.as_dict(), status_code=status)
+
+
+@post("/documents", operation_class=AddDocumentOperation)
+async def add_document(
+    request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> Response[Any]:
+    """Add or replace a document: JSON ``{source_id, text, title?, lang?, metadata?}`` or a file.
+
+    Answers 201 when something was added or replaced, 200 when every document was unchanged.
+    """
+    caller: Caller = request.user
+    max_bytes = services.settings.max_upload_bytes
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    load: Callable[[], list[LoadedDocument | LoadFailure]]
+    if content_type == "multipart/form-data":
+        data, filename, fields = await _upload(request)
+        load = partial(_uploaded_documents, data, filename, fields, max_bytes)
+    elif content_type in ("application/json", ""):
+        load = partial(_json_documents, await request.body(), max_bytes)
+    else:
+        raise UnsupportedFormat(f"send application/json or multipart/form-data, not {content_type}")
+    return await sync_to_thread(_add, services, caller, load)
+
+
+@get("/documents", sync_to_thread=True)
+def documents_list(
+    request: Request[Caller, Any, Any],
+    services: NamedDependency[Services],
+    after: Annotated[int, Parameter(ge=0, description="Show documents after this id.")] = 0,
+    limit: Annotated[int, Parameter(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    """The caller's documents by id; pass the last id as ``after`` for the next page."""
+    caller: Caller = request.user
+    with services.scoped(caller).connection() as conn:
+        rows = list_documents(conn, caller.owner_id, after=after, limit=limit)
+    next_after = rows[-1]["document_id"] if len(rows) == limit else None
+    return {"documents": rows, "next_after": next_after}
+
+
+@get("/documents/{ref:path}", sync_to_thread=True)
+def documents_show(
+    ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> dict[str, Any]:
+    """One document, by numeric id or source_id."""
+    caller: Caller = request.user
+    with services.scoped(caller).connection() as conn:
+        return get_document(conn, caller.owner_id, ref.lstrip("/"))
+
+
+@delete("/documents/{ref:path}", status_code=200, sync_to_thread=True)
+def documents_delete(
+    ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
+) -> dict[str, Any]:
+    """Delete a document, its chunks and their statistics, in one transaction."""
+    caller: Caller = request.user
+    with services.scoped(caller).connection() as conn:
+        return {"deleted": delete_document(conn, caller.owner_id, ref.lstrip("/"))}
+
+
+ROUTES = [add_document, documents_list, documents_show, documents_delete]

@@ -1,0 +1,55 @@
+"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta, Struct
+
+
+class Turn(Struct):
+    """One earlier turn of a conversation."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class SearchIn(Struct):
+    """``POST /v1/search``."""
+
+    question: str
+    mode: Literal["hybrid", "fts", "vector"] = "hybrid"
+    limit: Annotated[int, Meta(ge=1, le=200)] = 10
+
+
+class AskIn(Struct):
+    """``POST /v1/ask``: ``history`` makes follow-up questions work; ``stream`` answers as SSE."""
+
+    question: str
+    history: list[Turn] = []
+    stream: bool = False
+
+
+class DocumentIn(Struct):
+    """``POST /v1/documents`` as JSON. The same ``source_id`` again replaces the document."""
+
+    source_id: Annotated[str, Meta(min_length=1, max_length=2000)]
+    text: str
+    title: str | None = None
+    lang: Annotated[str, Meta(min_length=2, max_length=8)] | None = None
+    metadata: dict[str, Any] = {}
+
+
+class ChatMessage(Struct):
+    """An OpenAI chat message; ``content``: a string or a list of ``{"type": "text"}`` parts."""
+
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatIn(Struct):
+    """``POST /v1/chat/completions`` (OpenAI-compatible); sampling parameters are ignored."""
+
+    messages: Annotated[list[ChatMessage], Meta(min_length=1)]
+    model: str = "rag"
+    stream: bool = False

@@ -1,0 +1,143 @@
+"""What the HTTP handlers share: settings, the database, the models, per-caller views of them."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from rag.answer import AnswerWriter, Engine
+from rag.auth import Caller, OwnerDatabase, authenticate
+from rag.db import Database, migrate, migrations
+from rag.embedders import Embedder
+from rag.followup import Completer
+from rag.ingest import Ingestor, IngestSummary
+from rag.loaders import LoadedDocument, LoadFailure
+from rag.relevance import FilterParams
+from rag.settings import Settings
+from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
+
+log = logging.getLogger(__name__)
+
+
+class Services:
+    """The service's shared state; built by create_app, opened on startup.
+
+    A plain class, not a dataclass: Litestar would try to validate a dataclass dependency field
+    by field.
+    """
+
+    def __init__(
+        self, settings: Settings, embedder: Embedder | None, llm: AnswerWriter | None
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.llm = llm
+        self.db: Database | None = None
+        self.params: FilterParams | None = None
+        self.owns_db = False
+        # "none" (no embedder), "loading", "ready" or "failed: <why>"
+        self.embedder_state = "loading"
+        self._default_owner_id: int | None = None
+        self._lock = threading.Lock()
+
+    def open(self, db: Database | None) -> None:
+        """Connect (migrating on the way), make the vector index, pick the filter thresholds.
+
+        Runs once at startup, in a worker thread.
+        """
+        if db is None:
+            self.db, self.owns_db = Database(self.settings), True  # migrates
+        else:
+            self.db = db
+            migrate(db.url)  # quick when nothing is pending
+        # rag_service may not create indexes (that takes the table's owner), so the model's
+        # index is made now, before any request ingests under that role.
+        if self.embedder is not None:
+            with self.db.connection() as conn:
+                ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
+                conn.commit()
+        self.params = Engine(self.db, self.settings, self.embedder).params
+        if self.embedder is None:
+            self.embedder_state = "none"
+        else:
+            threading.Thread(target=self._warm_up, name="rag-warm-up", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        # The first embedding loads the model; doing it now keeps it out of the first request.
+        assert self.embedder is not None
+        try:
+            self.embedder.embed(["warm-up"], kind="query")
+            self.embedder_state = "ready"
+        except Exception as e:  # noqa: BLE001 - any failure is reported by /readyz
+            log.error("embedder failed to load: %s", e)
+            self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
+
+    def close(self) -> None:
+        if self.owns_db and self.db is not None:
+            self.db.close()
+
+    @property
+    def database(self) -> Database:
+        if self.db is None:
+            raise RuntimeError("the service has not started")
+        return self.db
+
+    @property
+    def completer(self) -> Completer | None:
+        """The chat model, for follow-up rewrites (None: rules only)."""
+        return self.llm if hasattr(self.llm, "complete") else None  # type: ignore[return-value]
+
+    def authenticate(self, token: str | None) -> Caller:
+        """The caller of a request bearing ``token`` (None: no Authorization header)."""
+        return authenticate(self.database, token, self.default_owner_id)
+
+    def default_owner_id(self) -> int:
+        """The single owner of a service without keys; created on first use."""
+        with self._lock:
+            if self._default_owner_id is None:
+                with self.database.connection() as conn:
+                    self._default_owner_id = ensure_owner(conn, DEFAULT_OWNER)
+                    conn.commit()
+            return self._default_owner_id
+
+    def scoped(self, caller: Caller) -> OwnerDatabase:
+        """The database as the caller's owner sees it under row-level security."""
+        return OwnerDatabase(self.database, caller.owner_id)
+
+    def engine(self, caller: Caller) -> Engine:
+        """The answering pipeline, confined to the caller's owner."""
+        return Engine(
+            self.scoped(caller), self.settings, self.embedder, self.llm, params=self.params
+        )
+
+    def ingest(
+        self, caller: Caller, items: Iterable[LoadedDocument | LoadFailure]
+    ) -> IngestSummary:
+        """Ingest documents for the caller, under row-level security."""
+        # rag_service creates no owners and no indexes: the caller's owner exists already and
+        # the model's index was made in open().
+        ingestor = Ingestor(self.scoped(caller), self.settings, self.embedder, caller.owner,
+                            owner_id=caller.owner_id, ensure_index=False)
+        return ingestor.add_all(items)
+
+    def readiness(self) -> dict[str, Any]:
+        """The checks of /readyz: database reachable, migrations applied, embedder loaded."""
+        checks: dict[str, Any] = {}
+        try:
+            with self.database.connection() as conn:
+                applied = {int(v) for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+                conn.commit()
+            checks["database"] = "ok"
+            missing = [
+                f"{m.version:03d}_{m.name}" for m in migrations() if m.version not in applied
+            ]
+            checks["migrations"] = "ok" if not missing else "pending: " + ", ".join(missing)
+        except Exception as e:  # noqa: BLE001 - readiness reports, it does not raise
+            checks["database"] = f"unavailable: {type(e).__name__}"
+            checks["migrations"] = "unknown"
+        checks["embedder"] = (
+            "ok" if self.embedder_state in ("ready", "none") else self.embedder_state
+        )
+        return checks

@@ -1,0 +1,451 @@
+"""Evaluation: a set of cases, its corpus in a dedicated owner, one retrieval per question, metrics.
+
+A case is a question and what the answer's sources must include: one or more ``source_id``s (any
+one of them suffices; external sets list alternative evidence) or nothing at all (``not_found``).
+
+Two kinds of set:
+
+* a regression set, JSONL ``{"id", "question", "expect": [source_id, ...] | "not_found",
+  "tags"?: [...]}``, run against a corpus directory or JSONL file (the shipped one,
+  ``rag/regression/cases.jsonl``, against ``rag/sample/``, with source_ids relative to it, as
+  ``rag sample`` stores them);
+* an external corpus (docs JSONL) with question files ``{"id", "question", "relevant": [doc ids]}``
+  (an empty ``relevant`` means not_found) and optional no-answer files, every question of which is
+  expected to be refused whatever its ``relevant`` says (so another corpus's questions serve as
+  off-topic probes).
+
+The corpus goes into the owner ``eval:<name>:<fingerprint>``; the fingerprint covers the corpus
+bytes, chunking, the key version and the embedding model, so an unchanged corpus is reused as is
+and a changed one gets a fresh owner.
+
+Metrics. Rankings are over distinct sources: a document with three chunks in the top five counts
+once. hit@k is the share of answerable cases with a gold source among the first k sources, MRR@10
+the mean of 1/rank of the first gold source (0 beyond 10); fts and vector rankings are the single
+retrievers' lists inside the hybrid retrieval (each keeps its own rank there). The full pipeline is
+``Engine.answer_from`` on the re-judged retrieval: answer recall is the share of answerable cases
+with a gold source among the answer's sources, the false-answer rate the share of not_found cases
+that got any source, the false-refusal rate the share of answerable cases answered not_found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rag.answer import Engine, Hit, SearchResult
+from rag.db import Database
+from rag.embedders import Embedder
+from rag.errors import CorruptInput, EmbedderError, InputError
+from rag.ingest import KEYS_VERSION, Ingestor
+from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path
+from rag.relevance import FilterParams, judge
+from rag.retrieve import Retrieval
+from rag.settings import Settings
+from rag.store import find_owner, owner_stats
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SAMPLE_DIR = PACKAGE_DIR / "sample"
+SHIPPED_SET = PACKAGE_DIR / "regression" / "cases.jsonl"
+MODES = ("fts", "vector", "hybrid")
+MRR_DEPTH = 10
+QUERY_BATCH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One question and the sources its answer must include (none: not_found)."""
+
+    id: str
+    question: str
+    expect: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.expect)
+
+
+@dataclass
+class EvalSet:
+    """Cases and the corpus they run against."""
+
+    name: str
+    cases: list[Case]
+    corpus: list[Path]
+    rebase: Path | None = None   # file source_ids become paths relative to this directory
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"cannot read {path}: {e}") from e
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CorruptInput(f"{where}: invalid JSON ({e.msg})") from None
+        if not isinstance(rec, dict):
+            raise CorruptInput(f"{where}: expected a JSON object")
+        for key in ("id", "question"):
+            if not isinstance(rec.get(key), str) or not rec[key].strip():
+                raise CorruptInput(f'{where}: "{key}" must be a non-empty string')
+        yield where, rec
+
+
+def _strings(value: Any, where: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise CorruptInput(f'{where}: "{key}" must be a list of non-empty strings')
+    return tuple(value)
+
+
+def _unique(cases: list[Case], where: object) -> list[Case]:
+    seen: set[str] = set()
+    for c in cases:
+        if c.id in seen:
+            raise CorruptInput(f"{where}: case id {c.id!r} occurs twice")
+        seen.add(c.id)
+    return cases
+
+
+def load_cases(path: Path) -> list[Case]:
+    """Read a regression set (see the module docstring).
+
+    Raises:
+        CorruptInput: a line is not a valid case, or two cases share an id.
+    """
+    cases = []
+    for where, rec in _read_jsonl(path):
+        expect = rec.get("expect")
+        if expect == "not_found":
+            gold: tuple[str, ...] = ()
+        else:
+            gold = _strings(expect, where, "expect")
+            if not gold:
+                raise CorruptInput(f'{where}: "expect" is empty; write "not_found"')
+        tags = _strings(rec.get("tags") or [], where, "tags")
+        cases.append(Case(rec["id"], rec["question"], gold, tags))
+    return _unique(cases, path)
+
+
+def load_questions(path: Path, *, noanswer: bool = False) -> list[Case]:
+    """Read external questions ``{"id", "question", "relevant"}``; ``noanswer`` expects none."""
+    cases = []
+    for where, rec in _read_jsonl(path):
+        relevant = () if noanswer else _strings(rec.get("relevant") or [], where, "relevant")
+        cases.append(Case(rec["id"], rec["question"], relevant, ("no-answer",) if noanswer else ()))
+    return _unique(cases, path)
+
+
+def regression_set(path: Path | None = None, corpus: Path | None = None) -> EvalSet:
+    """A regression set (default: the shipped one) and its corpus (default: ``rag/sample/``)."""
+    path = path or SHIPPED_SET
+    root = corpus or SAMPLE_DIR
+    name = "regression" if path == SHIPPED_SET else path.stem
+    return EvalSet(name, load_cases(path), [root], root if root.is_dir() else None)
+
+
+def external_set(
+    docs: Path, questions: Sequence[Path] = (), noanswer: Sequence[Path] = (),
+    name: str | None = None,
+) -> EvalSet:
+    """An external corpus with answerable and no-answer question files."""
+    cases = [c for q in questions for c in load_questions(q)]
+    cases += [c for q in noanswer for c in load_questions(q, noanswer=True)]
+    _unique(cases, "question files")
+    default = docs.parent.name if docs.stem == "docs" else docs.stem
+    return EvalSet(name or default, cases, [docs], None)
+
+
+# --- the corpus in its own owner ----------------------------------------------------------------
+
+
+def load_corpus(evalset: EvalSet, max_bytes: int) -> list[LoadedDocument]:
+    """Every document of the set's corpus, source_ids rebased; a file that fails is an error."""
+    prefix = evalset.rebase.resolve().as_posix() + "/" if evalset.rebase else None
+    docs = []
+    for path in iter_paths(evalset.corpus):
+        for item in load_path(path, max_bytes=max_bytes):
+            if isinstance(item, LoadFailure):
+                raise InputError(f"evaluation corpus: {item.error}")
+            if prefix and item.source_id.startswith(prefix):
+                item = replace(item, source_id=item.source_id[len(prefix):])
+            docs.append(item)
+    if not docs:
+        raise InputError(f"evaluation corpus {', '.join(map(str, evalset.corpus))} has no documents")
+    return docs
+
+
+def fingerprint(docs: Sequence[LoadedDocument], settings: Settings, model_id: str | None) -> str:
+    """What the stored corpus depends on: documents, chunking, key version, embedding model."""
+    h = hashlib.sha256()
+    head = [settings.chunk_size, settings.chunk_overlap, KEYS_VERSION, model_id]
+    h.update(json.dumps(head).encode())
+    for d in sorted(docs, key=lambda d: d.source_id):
+        rec = [d.source_id, d.title, d.lang, d.text, d.metadata]
+        h.update(json.dumps(rec, ensure_ascii=False, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:12]
+
+
+def owner_name(evalset: EvalSet, digest: str) -> str:
+    return f"eval:{evalset.name}:{digest}"
+
+
+def prepare_owner(
+    db: Database, settings: Settings, embedder: Embedder | None, evalset: EvalSet,
+    *, progress: bool = True,
+) -> tuple[str, int]:
+    """Ingest the set's corpus into its dedicated owner unless it is already there, complete.
+
+    Returns:
+        The owner's name and id.
+    """
+    from tqdm import tqdm
+
+    docs = load_corpus(evalset, settings.max_upload_bytes)
+    model = embedder.model_id if embedder else None
+    name = owner_name(evalset, fingerprint(docs, settings, model))
+    with db.connection() as conn:
+        owner_id = find_owner(conn, name)
+        stats = owner_stats(conn, owner_id)
+    expected = len({d.source_id for d in docs})
+    embedded = stats.models.get(model, 0) if model else stats.chunks
+    if owner_id is not None and stats.documents == expected and embedded == stats.chunks > 0:
+        return name, owner_id
+    with tqdm(unit="chunk", desc=f"embedding {evalset.name}", file=sys.stderr,
+              disable=not progress or embedder is None, leave=False) as bar:
+        counting = _Counting(embedder, bar.update) if embedder is not None else None
+        ingestor = Ingestor(db, settings, counting, name)
+        summary = ingestor.add_all(docs)
+    if summary.failed:
+        raise InputError(f"evaluation corpus: {summary.failures[0]['error']}")
+    if embedder is not None and summary.unembedded:
+        from rag.reindex import reindex
+
+        result = reindex(db, embedder, ingestor.owner_id, batch=settings.embed_batch)
+        if result.failed:
+            raise EmbedderError(f"could not embed the evaluation corpus: {result.errors[0]}")
+    return name, ingestor.owner_id
+
+
+class _Counting:
+    """An embedder that reports how many texts it embedded (ingestion's progress bar)."""
+
+    def __init__(self, inner: Embedder, step: Callable[[int], Any]) -> None:
+        self.inner, self.step, self.model_id = inner, step, inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str], *, kind: Any) -> Any:
+        vectors = self.inner.embed(texts, kind=kind)
+        self.step(len(texts))
+        return vectors
+
+
+def retrieve_all(
+    engine: Engine, owner_id: int, cases: Sequence[Case], *, progress: bool = True,
+    batch: int = QUERY_BATCH,
+) -> list[Retrieval]:
+    """Retrieve every case's question once, query vectors embedded in batches."""
+    from tqdm import tqdm
+
+    out: list[Retrieval] = []
+    with tqdm(total=len(cases), unit="q", desc="retrieving", file=sys.stderr,
+              disable=not progress, leave=False) as bar:
+        for start in range(0, len(cases), batch):
+            part = cases[start:start + batch]
+            questions = [engine.validate(c.question) for c in part]
+            vectors: Any = [None] * len(part)
+            if engine.embedder is not None:
+                try:
+                    vectors = engine.embedder.embed(questions, kind="query")
+                except EmbedderError:
+                    pass  # each question then embeds alone and degrades on its own
+            for q, v in zip(questions, vectors, strict=True):
+                out.append(engine.search(owner_id, q, vector=v).retrieval)
+                bar.update(1)
+    return out
+
+
+# --- metrics ------------------------------------------------------------------------------------
+
+
+def ranking(r: Retrieval, mode: str) -> list[str]:
+    """Distinct source_ids in the order ``mode`` ranks them."""
+    if mode == "hybrid":
+        cands = list(r.candidates)
+    else:
+        attr = "fts_rank" if mode == "fts" else "vector_rank"
+        cands = sorted((c for c in r.candidates if getattr(c, attr) is not None),
+                       key=lambda c: getattr(c, attr))
+    return list(dict.fromkeys(c.source_id for c in cands))
+
+
+def gold_rank(sources: Sequence[str], expect: Sequence[str]) -> int | None:
+    """1-based rank of the first expected source, or None."""
+    gold = set(expect)
+    return next((i for i, s in enumerate(sources, 1) if s in gold), None)
+
+
+@dataclass
+class CaseResult:
+    """One case under one parameter set."""
+
+    case: Case
+    ranks: dict[str, int | None]
+    status: str                     # "answered" | "not_found"
+    sources: list[str]              # the answer's source_ids, in order
+    outcome: str                    # recalled | wrong_sources | refused | refused_correctly | false_answer
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in ("recalled", "refused_correctly")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.case.id, "question": self.case.question,
+                "expect": list(self.case.expect) or "not_found", "tags": list(self.case.tags),
+                "ranks": self.ranks, "status": self.status, "sources": self.sources,
+                "outcome": self.outcome, "evidence": self.evidence}
+
+
+def _evidence(hit: Hit, position: int) -> dict[str, Any]:
+    c, j = hit.candidate, hit.judgement
+    words = [f"{w.word}:{w.matched_by or '-'}{'' if w.rare else '(common)'}" for w in j.words]
+    return {"source_id": c.source_id, "chunk_id": c.chunk_id, "position": position,
+            "fts_rank": c.fts_rank, "vector_rank": c.vector_rank,
+            "distance": None if c.distance is None else round(c.distance, 4),
+            "margin": None if j.margin is None else round(j.margin, 4),
+            "coverage": round(j.coverage, 3), "support": round(j.support, 3),
+            "passed": j.passed, "rule": j.rule,
+            "words": words}
+
+
+def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams) -> CaseResult:
+    """Re-judge a cached retrieval with ``params`` and answer through the engine, without an LLM."""
+    hits = [Hit(c, j) for c, j in zip(r.candidates, judge(r, params), strict=True)]
+    answer = engine.answer_from(SearchResult(r.question, r.query.lang, hits, r.degraded, r),
+                                history=[], use_llm=False)
+    sources = list(dict.fromkeys(s.source_id for s in answer.sources))
+    ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
+    gold = set(case.expect)
+    if not case.answerable:
+        outcome = "false_answer" if sources else "refused_correctly"
+        shown = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:3]
+    else:
+        outcome = ("recalled" if gold & set(sources) else
+                   "refused" if answer.status == "not_found" else "wrong_sources")
+        first_gold = [(i, h) for i, h in enumerate(hits, 1) if h.candidate.source_id in gold][:1]
+        passed = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:2]
+        shown = first_gold + passed
+    evidence = [_evidence(h, i) for i, h in shown] if outcome not in ("recalled",) else []
+    return CaseResult(case, ranks, answer.status, sources, outcome, evidence)
+
+
+@dataclass
+class Figures:
+    """Counts of the full pipeline's outcomes, and the rates they give."""
+
+    answerable: int = 0
+    no_answer: int = 0
+    recalled: int = 0
+    refused: int = 0
+    false_answers: int = 0
+
+    @property
+    def answer_recall(self) -> float | None:
+        return self.recalled / self.answerable if self.answerable else None
+
+    @property
+    def false_answer_rate(self) -> float | None:
+        return self.false_answers / self.no_answer if self.no_answer else None
+
+    @property
+    def false_refusal_rate(self) -> float | None:
+        return self.refused / self.answerable if self.answerable else None
+
+    @classmethod
+    def of(cls, results: Sequence[CaseResult]) -> Figures:
+        outcomes = [r.outcome for r in results]
+        answerable = sum(r.case.answerable for r in results)
+        return cls(answerable, len(results) - answerable, outcomes.count("recalled"),
+                   outcomes.count("refused"), outcomes.count("false_answer"))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"answerable": self.answerable, "no_answer": self.no_answer,
+                "recalled": self.recalled, "refused": self.refused,
+                "false_answers": self.false_answers, "answer_recall": self.answer_recall,
+                "false_answer_rate": self.false_answer_rate,
+                "false_refusal_rate": self.false_refusal_rate}
+
+
+def retrieval_metrics(results: Sequence[CaseResult]) -> dict[str, dict[str, float | None]]:
+    """hit@1, hit@5 and MRR@10 per mode over the answerable cases."""
+    answerable = [r for r in results if r.case.answerable]
+    out: dict[str, dict[str, float | None]] = {}
+    for mode in MODES:
+        ranks = [r.ranks[mode] for r in answerable]
+        n = len(ranks)
+        if not n:
+            out[mode] = {"hit@1": None, "hit@5": None, "mrr@10": None}
+            continue
+        out[mode] = {
+            "hit@1": sum(1 for k in ranks if k is not None and k <= 1) / n,
+            "hit@5": sum(1 for k in ranks if k is not None and k <= 5) / n,
+            "mrr@10": sum(1 / k for k in ranks if k is not None and k <= MRR_DEPTH) / n,
+        }
+    return out
+
+
+@dataclass
+class Report:
+    """Everything ``rag eval`` prints."""
+
+    name: str
+    params: FilterParams
+    results: list[CaseResult]
+
+    @property
+    def figures(self) -> Figures:
+        return Figures.of(self.results)
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        return [r for r in self.results if not r.ok]
+
+    def by_tag(self) -> dict[str, dict[str, Any]]:
+        tags = sorted({t for r in self.results for t in r.case.tags})
+        out = {}
+        for tag in tags:
+            rs = [r for r in self.results if tag in r.case.tags]
+            out[tag] = {"cases": len(rs), **Figures.of(rs).as_dict(),
+                        "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"]}
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"set": self.name, "cases": len(self.results), "params": self.params.as_dict(),
+                "retrieval": retrieval_metrics(self.results), "pipeline": self.figures.as_dict(),
+                "tags": self.by_tag(), "failures": [r.as_dict() for r in self.failures]}
+
+
+def score(
+    engine: Engine, name: str, cases: Sequence[Case], retrievals: Sequence[Retrieval],
+    params: FilterParams, *, progress: Callable[[int], None] | None = None,
+) -> Report:
+    """Judge every cached retrieval with ``params`` and collect the report."""
+    results = []
+    for case, r in zip(cases, retrievals, strict=True):
+        results.append(evaluate_case(engine, case, r, params))
+        if progress:
+            progress(1)
+    return Report(name, params, results)

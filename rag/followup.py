@@ -1,0 +1,335 @@
+"""Follow-up questions ("A za co dostal cenu?") rewritten into standalone ones before retrieval.
+
+With a chat model configured, the model rewrites the question from the conversation
+(``rag/prompts/followup.txt``); the conversation is quoted as data. Without one, or when it fails,
+rules do: a question that opens with a continuation word ("A ...", "And ...", "Und ..."),
+refers back with a pronoun ("mu", "jeho", "tam", "he", "ihm", "ему") or has no content word of its
+own gets the previous question's named entities appended ("... (Novák)"), or its content words
+when it named none. A question that names its own entity ("A co Dvořáková?") borrows the previous
+question's other content words instead. Earlier follow-ups are resolved first, so a chain of them
+keeps its subject.
+
+A rewrite can be wrong (a topic change that happens to start with "A"), so :func:`search_followup`
+falls back to the question as asked when the rewritten one finds nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rag.errors import LLMError
+from rag.text import QueryKeys, QueryWord, query_keys, tokenize
+
+if TYPE_CHECKING:
+    from rag.answer import Engine, SearchResult
+
+log = logging.getLogger(__name__)
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+MAX_TURNS = 6  # earlier turns shown to the model
+MAX_TURN_CHARS = 600  # of each turn, so one long answer cannot crowd out the rest
+
+# First words that continue the previous question rather than start a new one.
+CONTINUATIONS = frozenset(
+    {
+        "a",
+        "ale",
+        "i",
+        "také",
+        "taky",
+        "tak",
+        "no",  # cs, sk
+        "oraz",
+        "zaś",  # pl ("a", "i" above)
+        "und",
+        "aber",
+        "auch",  # de
+        "and",
+        "also",
+        "but",
+        "what",
+        "how",  # en ("what about", checked below)
+        "а",
+        "и",
+        "но",
+        "тоже",  # ru
+    }
+)
+_EN_PAIRS = frozenset({"what about", "how about"})
+NOUNS_CAPITALIZED = frozenset({"de"})
+# Words that refer back to something named before; none of them is also a common content word.
+ANAPHORA = frozenset(
+    {
+        # cs, sk
+        "on",
+        "ona",
+        "ono",
+        "oni",
+        "ony",
+        "jeho",
+        "jej",
+        "jí",
+        "ní",
+        "něj",
+        "něho",
+        "němu",
+        "mu",
+        "jemu",
+        "ho",
+        "jim",
+        "nim",
+        "nich",
+        "jejich",
+        "její",
+        "tam",
+        "tom",
+        "tomu",
+        "něm",
+        "ňom",
+        "nemu",
+        "ich",
+        "im",
+        # pl
+        "jego",
+        "niego",
+        "niej",
+        "tym",
+        # de
+        "er",
+        "ihm",
+        "ihn",
+        "ihnen",
+        "sein",
+        "seine",
+        "seinen",
+        "seinem",
+        "seiner",
+        "dort",
+        "dessen",
+        "deren",
+        # en
+        "he",
+        "she",
+        "him",
+        "his",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        # ru
+        "он",
+        "она",
+        "оно",
+        "они",
+        "его",
+        "её",
+        "ее",
+        "ему",
+        "ей",
+        "их",
+        "им",
+        "нём",
+        "нем",
+        "ней",
+        "там",
+    }
+)
+
+
+class Completer(Protocol):
+    """A chat model that completes a list of messages (rag.llm.ChatLLM)."""
+
+    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """The question retrieval searches for, and how it was obtained."""
+
+    question: str
+    original: str
+    method: str  # "none" (asked as is), "rules" or "llm"
+    degraded: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def rewritten(self) -> bool:
+        return self.question != self.original
+
+
+def user_turns(history: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The text of the earlier user turns, oldest first."""
+    return [
+        t["content"]
+        for t in history
+        if t.get("role") == "user" and isinstance(t.get("content"), str) and t["content"].strip()
+    ]
+
+
+def standalone_question(
+    question: str,
+    history: Sequence[Mapping[str, Any]],
+    *,
+    llm: Completer | None = None,
+    max_chars: int = 2000,
+) -> Rewrite:
+    """``question`` rewritten so that it can be understood without ``history``.
+
+    Args:
+        question: the last user question.
+        history: earlier turns, ``{"role": "user" | "assistant", "content": str}``.
+        llm: a chat model to rewrite with; rules are used without one, or when it fails.
+        max_chars: the longest question accepted (a longer rewrite is refused).
+    """
+    earlier = user_turns(history)
+    if not earlier:
+        return Rewrite(question, question, "none")
+    if llm is not None:
+        try:
+            text = rewrite_with_llm(llm, question, history, max_chars)
+            return Rewrite(text, question, "llm" if text != question else "none")
+        except LLMError as e:
+            log.warning("follow-up rewrite by the LLM failed, using rules: %s", e)
+            rewritten = rewrite_with_rules(question, earlier)
+            why = {"component": "followup", "reason": "error", "message": " ".join(str(e).split())}
+            return Rewrite(rewritten, question, "rules" if rewritten != question else "none", [why])
+    rewritten = rewrite_with_rules(question, earlier)
+    return Rewrite(rewritten, question, "rules" if rewritten != question else "none")
+
+
+def search_followup(
+    engine: Engine,
+    owner_id: int | None,
+    question: str,
+    history: Sequence[Mapping[str, Any]],
+    *,
+    llm: Completer | None = None,
+) -> tuple[Rewrite, SearchResult]:
+    """Rewrite a follow-up, search for it, and fall back to the question as asked if that fails.
+
+    Raises:
+        InputError: the question is unusable (empty, too long).
+    """
+    engine.validate(question)  # the question as asked must pass the limits, rewritten or not
+    rewrite = standalone_question(
+        question, history, llm=llm, max_chars=engine.settings.max_question_chars
+    )
+    result = engine.search(owner_id, rewrite.question)
+    if rewrite.rewritten and not any(h.judgement.passed for h in result.hits):
+        plain = engine.search(owner_id, question)
+        if any(h.judgement.passed for h in plain.hits):
+            log.info(
+                "follow-up rewrite %r found nothing; the question as asked did", rewrite.question
+            )
+            rewrite = dataclasses.replace(rewrite, question=question, method="none")
+            result = plain
+    result.degraded.extend(rewrite.degraded)
+    return rewrite, result
+
+
+# --- rules ---------------------------------------------------------------------------------------
+
+
+def rewrite_with_rules(question: str, earlier: Sequence[str]) -> str:
+    """Carry the subject of the earlier questions into ``question`` when it is a follow-up."""
+    context = earlier[0]
+    for previous in earlier[1:]:
+        context = carry(previous, context)
+    return carry(question, context)
+
+
+def is_followup(question: str) -> bool:
+    """Whether ``question`` leans on an earlier one (continuation word, pronoun, no content)."""
+    tokens = [t.lower() for t in tokenize(question)]
+    if not tokens:
+        return False
+    if tokens[0] in CONTINUATIONS and tokens[0] not in ("what", "how"):
+        return True
+    if " ".join(tokens[:2]) in _EN_PAIRS:
+        return True
+    if any(t in ANAPHORA for t in tokens):
+        return True
+    return not query_keys(question).words
+
+
+def carry(question: str, previous: str) -> str:
+    """``question`` with the subject of ``previous`` appended, if it is a follow-up of it."""
+    if not is_followup(question):
+        return question
+    own = query_keys(question)
+    prev = query_keys(previous)
+    have = {w.form for w in own.words}
+    prev_entities = entities(prev)
+    own_entities = entities(own)
+    if own.lang in NOUNS_CAPITALIZED:  # there a capital letter marks every noun, not a name
+        own_entities = [w for w in own_entities if _is_code(w.surface)]
+    if own_entities:
+        carried = [w for w in prev.words if w not in prev_entities]
+    else:
+        carried = prev_entities or list(prev.words)
+    surfaces = [w.surface for w in carried if w.form not in have]
+    if not surfaces:
+        return question
+    return f"{question.rstrip()} ({', '.join(surfaces)})"
+
+
+def entities(keys: QueryKeys) -> list[QueryWord]:
+    """Content words that name something: capitalized mid-sentence, all capitals, or codes."""
+    first = keys.all_words[0] if keys.all_words else None
+    found = []
+    for w in keys.words:
+        if _is_code(w.surface) or (w.surface[:1].isupper() and w is not first):
+            found.append(w)
+    return found
+
+
+def _is_code(surface: str) -> bool:
+    return any(c.isdigit() for c in surface) or (len(surface) > 1 and surface.isupper())
+
+
+# --- the chat model ------------------------------------------------------------------------------
+
+
+def rewrite_with_llm(
+    llm: Completer, question: str, history: Sequence[Mapping[str, Any]], max_chars: int
+) -> str:
+    """The model's standalone version of ``question``.
+
+    Raises:
+        LLMError: the model failed or answered something that is not one usable question.
+    """
+    system = (PROMPTS / "followup.txt").read_text(encoding="utf-8")
+    turns = [
+        t
+        for t in history
+        if t.get("role") in ("user", "assistant") and isinstance(t.get("content"), str)
+    ][-MAX_TURNS:]
+    conversation = (
+        "\n".join(f"{t['role']}: {' '.join(t['content'].split())[:MAX_TURN_CHARS]}" for t in turns)
+        .replace("<<<", "‹‹‹")
+        .replace(">>>", "›››")
+    )
+    user = (
+        (PROMPTS / "followup_user.txt")
+        .read_text(encoding="utf-8")
+        .format(conversation=conversation, question=" ".join(question.split()))
+    )
+    text = llm.complete(
+        [{"role": "system", "content": system}, {"role": "user", "content": user}], max_tokens=200
+    )
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise LLMError("the follow-up rewrite is empty")
+    rewritten = lines[0].strip("\"'„“”«» ")
+    for prefix in ("Standalone question:", "Question:", "Otázka:"):
+        if rewritten.lower().startswith(prefix.lower()):
+            rewritten = rewritten[len(prefix) :].strip()
+    if not rewritten or len(rewritten) > max_chars:
+        raise LLMError(f"the follow-up rewrite is not a usable question: {rewritten[:80]!r}")
+    return rewritten

@@ -1,0 +1,455 @@
+"""Evaluation and calibration: metric arithmetic, the sweep against the engine, selection, held-out
+figures, profiles, the plot, and the ``rag eval`` / ``rag calibrate`` commands on a real database.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from rag import evaluate
+from rag.answer import Engine
+from rag.calibrate import (
+    KNOBS,
+    MODES,
+    Grid,
+    Sweep,
+    distance_axis,
+    fold_of,
+    frontier,
+    held_out,
+    plot,
+    select,
+    sweep,
+)
+from rag.cli import cli
+from rag.db import Database
+from rag.embedders import make_embedder
+from rag.errors import ConfigError, CorruptInput
+from rag.evaluate import Case, load_cases, load_questions, ranking, retrieval_metrics, score
+from rag.profiles import filter_params, write_profile
+from rag.relevance import FilterParams
+from rag.retrieve import Candidate, Retrieval
+from rag.settings import Settings
+from rag.text import QueryKeys, QueryWord
+
+VECTOR_ONLY = FilterParams(vector_max_distance=0.2, vector_margin=1.0, rare_df=0.02,
+                           rare_min_chunks=3, min_coverage=1.0, coverage_mode="count")
+
+
+def cand(cid: int, source: str, fts: int | None = None, vec: int | None = None,
+         dist: float | None = None, matched: tuple[str, ...] = ()) -> Candidate:
+    return Candidate(cid, cid, source, None, f"Krátký text zdroje {source}.", "cs", fts,
+                     None if fts is None else 1.0, vec, dist, 0.0, list(matched))
+
+
+def retrieval(cands: list[Candidate], words: dict[str, int] | None = None, n: int = 100) -> Retrieval:
+    words = words or {"alfa": 50}
+    qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w in words)
+    return Retrieval("otázka", QueryKeys("cs", qwords, qwords), cands,
+                     {f"l:{w}": df for w, df in words.items()}, n, {})
+
+
+@pytest.fixture
+def engine() -> Engine:
+    # answer_from never touches the database; params are given, so no profile is read.
+    return Engine(None, Settings(), None, params=VECTOR_ONLY)  # type: ignore[arg-type]
+
+
+# --- loading sets ---------------------------------------------------------------------------------
+
+
+def test_load_cases_reads_expectations_and_names_bad_lines(tmp_path: Path) -> None:
+    good = tmp_path / "set.jsonl"
+    good.write_text(
+        '{"id": "a", "question": "Kdo?", "expect": ["x.md", "y"], "tags": ["t"]}\n\n'
+        '{"id": "b", "question": "Co?", "expect": "not_found"}\n', encoding="utf-8")
+    assert load_cases(good) == [Case("a", "Kdo?", ("x.md", "y"), ("t",)), Case("b", "Co?", (), ())]
+    for line, message in [
+        ('{"id": "a", "question": "Kdo?", "expect": []}', 'write "not_found"'),
+        ('{"id": "a", "question": "", "expect": "not_found"}', '"question" must be'),
+        ('{"id": "a", "question": "Kdo?", "expect": "x.md"}', '"expect" must be a list'),
+        ("[1]", "expected a JSON object"),
+        ("{nope", "invalid JSON"),
+    ]:
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text('{"id": "ok", "question": "Q?", "expect": "not_found"}\n' + line + "\n",
+                       encoding="utf-8")
+        with pytest.raises(CorruptInput, match=message) as e:
+            load_cases(bad)
+        assert f"{bad}:2" in str(e.value)
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text('{"id": "a", "question": "Q?", "expect": "not_found"}\n' * 2, encoding="utf-8")
+    with pytest.raises(CorruptInput, match="occurs twice"):
+        load_cases(dup)
+
+
+def test_noanswer_questions_expect_nothing_whatever_relevant_says(tmp_path: Path) -> None:
+    q = tmp_path / "q.jsonl"
+    q.write_text('{"id": "1", "question": "Wer?", "relevant": ["d1"]}\n'
+                 '{"id": "2", "question": "Was?", "relevant": []}\n', encoding="utf-8")
+    assert [c.expect for c in load_questions(q)] == [("d1",), ()]
+    assert [c.expect for c in load_questions(q, noanswer=True)] == [(), ()]
+
+
+# --- metrics ---------------------------------------------------------------------------------------
+
+
+def test_ranking_counts_each_source_once_and_follows_each_retriever() -> None:
+    r = retrieval([cand(1, "z", vec=3), cand(2, "z", fts=2), cand(3, "y", fts=1, vec=1),
+                   cand(4, "d", vec=2)])
+    assert ranking(r, "hybrid") == ["z", "y", "d"]
+    assert ranking(r, "fts") == ["y", "z"]
+    assert ranking(r, "vector") == ["y", "d", "z"]
+
+
+def hand_made() -> tuple[list[Case], list[Retrieval]]:
+    """Five answerable and three not_found cases whose metrics are worked out in the test."""
+    cases = [
+        Case("A", "a?", ("a",), ("x",)), Case("B", "b?", ("b",), ("x",)), Case("C", "c?", ("c",)),
+        Case("D", "d?", ("d1", "d2")), Case("E", "e?", ("e",)),
+        Case("F", "f?", (), ("x",)), Case("G", "g?", ()), Case("H", "h?", ()),
+    ]
+    six = [cand(10 + i, s, vec=i + 1, dist=0.05 + 0.01 * i) for i, s in enumerate("pqrst")]
+    rs = [
+        retrieval([cand(1, "a", fts=1, vec=2, dist=0.10), cand(2, "x", fts=2, vec=1, dist=0.05)]),
+        retrieval([cand(1, "x", fts=1, dist=0.5), cand(2, "y", fts=2, vec=1, dist=0.15),
+                   cand(3, "b", fts=3, vec=2, dist=0.3)]),
+        retrieval([cand(1, "c", vec=1, dist=0.4)]),
+        retrieval([cand(1, "z"), cand(2, "z"), cand(3, "y"), cand(4, "d2", fts=1)]),
+        retrieval([*six, cand(20, "e", fts=1, vec=6, dist=0.11)]),   # e is the sixth to pass
+        retrieval([cand(1, "x", vec=1, dist=0.1)]),
+        retrieval([cand(1, "x", vec=1, dist=0.3)]),
+        retrieval([]),
+    ]
+    return cases, rs
+
+
+def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
+    cases, rs = hand_made()
+    report = score(engine, "hand", cases, rs, VECTOR_ONLY)
+    outcomes = {r.case.id: r.outcome for r in report.results}
+    assert outcomes == {"A": "recalled", "B": "wrong_sources", "C": "refused", "D": "refused",
+                        "E": "wrong_sources", "F": "false_answer", "G": "refused_correctly",
+                        "H": "refused_correctly"}
+    assert report.results[4].sources == ["p", "q", "r", "s", "t"]   # at most five sources
+    m = retrieval_metrics(report.results)
+    # hybrid ranks A1 B3 C1 D3 E6; fts A1 B3 C- D1 E1; vector A2 B2 C1 D- E6
+    assert m["hybrid"] == pytest.approx({"hit@1": 2 / 5, "hit@5": 4 / 5,
+                                         "mrr@10": (1 + 1 / 3 + 1 + 1 / 3 + 1 / 6) / 5})
+    assert m["fts"] == pytest.approx({"hit@1": 3 / 5, "hit@5": 4 / 5, "mrr@10": (1 + 1 / 3 + 1 + 1) / 5})
+    assert m["vector"] == pytest.approx({"hit@1": 1 / 5, "hit@5": 3 / 5,
+                                         "mrr@10": (1 / 2 + 1 / 2 + 1 + 1 / 6) / 5})
+    f = report.figures
+    assert (f.answerable, f.no_answer, f.recalled, f.refused, f.false_answers) == (5, 3, 1, 2, 1)
+    assert (f.answer_recall, f.false_answer_rate, f.false_refusal_rate) == (1 / 5, 1 / 3, 2 / 5)
+    tag = report.by_tag()["x"]
+    assert (tag["cases"], tag["answer_recall"], tag["false_answer_rate"]) == (3, 1 / 2, 1.0)
+    assert [r.case.id for r in report.failures] == ["B", "C", "D", "E", "F"]
+    gold_evidence = report.failures[0].evidence[0]
+    assert (gold_evidence["source_id"], gold_evidence["position"], gold_evidence["passed"]) == ("b", 3, False)
+
+
+def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
+    """Cases with random candidates, distances, word matches and gold positions."""
+    rng = random.Random(seed)
+    words = {"lipa": 1, "most": 4, "vrata": 12, "kotel": 0}
+    cases, rs = [], []
+    for i in range(36):
+        cands = []
+        for j in range(rng.randint(0, 14)):
+            matched = tuple(f"{k}:{w if k == 'l' else w[:4]}" for w in words
+                            for k in "lp" if rng.random() < 0.25)
+            dist = None if rng.random() < 0.15 else round(rng.uniform(0.05, 0.4), 3)
+            cands.append(cand(j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist,
+                              matched=matched))
+        cases.append(Case(f"r{i}", "?", (f"s{rng.randint(0, 9)}",) if i % 3 else ()))
+        rs.append(retrieval(cands, dict(rng.sample(sorted(words.items()), rng.randint(1, 4))), 60))
+    return cases, rs
+
+
+def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine: Engine) -> None:
+    cases, rs = random_set(7)
+    grid = Grid(vector_max_distance=(0.0, 0.1, 0.15, 0.2, 0.3), vector_margin=(0.0, 0.05, 1.0),
+                min_coverage=(0.0, 0.3, 0.6, 1.0), rare_df=(0.01, 0.1), rare_min_chunks=(1, 5),
+                prefix_credit=(0.0, 0.5), support_max_distance=(0.0, 0.25, 0.35),
+                support_min_coverage=(0.3, 1.0))
+    s = sweep(cases, rs, grid, folds=3)
+    # support off counts once, not once per support_min_coverage
+    assert len(s) == 5 * 3 * 4 * 2 * 2 * 2 * 2 * (1 + 2 * 2)
+    fold0 = [c.id for c in cases if fold_of(c.id, 3) == 0]
+    rules = set()
+    for i in random.Random(1).sample(range(len(s)), 150):
+        report = score(engine, "r", cases, rs, s.params(i))
+        assert s.figures(i).as_dict() == report.figures.as_dict(), s.params(i)
+        held = [r for r in report.results if r.case.id in fold0]
+        assert s.figures(i, [0]).recalled == sum(r.outcome == "recalled" for r in held)
+        assert s.figures(i, [0]).false_answers == sum(r.outcome == "false_answer" for r in held)
+        rules.update(e["rule"] for r in report.results for e in r.evidence if e["rule"])
+    assert {"vector", "words", "support"} <= {p for rule in rules for p in rule.split("+")}
+
+
+def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
+    rs = [retrieval([cand(1, "a", vec=1, dist=0.1234), cand(2, "b", vec=2, dist=0.9)]),
+          retrieval([cand(1, "a", vec=1, dist=0.2010)])]
+    axis = distance_axis(rs)
+    assert axis[0] == pytest.approx(0.1225) and axis[-1] == pytest.approx(0.2025)
+    assert np.allclose(np.diff(axis), 0.0025)
+    assert distance_axis([retrieval([cand(1, "a", fts=1)])]) == (-1.0,)
+
+
+# --- selection, frontier, held-out ---------------------------------------------------------------
+
+BASE = {"vector_max_distance": 0.2, "vector_margin": 0.02, "min_coverage": 0.5, "rare_df": 0.02,
+        "rare_min_chunks": 3, "coverage_mode": 0, "prefix_credit": 0.5,
+        "support_max_distance": 0.0, "support_min_coverage": 0.5}
+
+
+def hand_sweep(rows: list[dict[str, float]], recalled: list[list[int]], false: list[list[int]],
+               answerable: list[int], no_answer: list[int]) -> Sweep:
+    """A sweep holding exactly ``rows``; every other (block, distance) pair is useless: it
+    recalls nothing and answers every not_found case."""
+    full = [{**BASE, **r} for r in rows]
+    others = [k for k, _ in KNOBS if k != "vector_max_distance"]
+    dists = sorted({f["vector_max_distance"] for f in full})
+    keys = list(dict.fromkeys(tuple(f[k] for k in others) for f in full))
+    shape = (len(dists), len(answerable))
+    rec = [np.zeros(shape, dtype=np.int32) for _ in keys]
+    fa = [np.tile(np.array(no_answer, dtype=np.int32), (len(dists), 1)) for _ in keys]
+    for f, r, x in zip(full, recalled, false, strict=True):
+        b, d = keys.index(tuple(f[k] for k in others)), dists.index(f["vector_max_distance"])
+        rec[b][d], fa[b][d] = r, x
+    blocks = {k: np.array([key[i] for key in keys], dtype=float) for i, k in enumerate(others)}
+    return Sweep(blocks, np.arange(len(keys)), np.array(dists), rec,
+                 [np.zeros(shape, dtype=np.int32) for _ in keys], fa, np.array(answerable),
+                 np.array(no_answer))
+
+
+def chosen(s: Sweep, i: int | None) -> dict[str, float]:
+    assert i is not None
+    p = s.params(i).as_dict()
+    p["coverage_mode"] = MODES.index(p["coverage_mode"])
+    return {k: v for k, v in p.items() if v != BASE[k]}
+
+
+def test_select_maximizes_recall_under_the_ceiling_then_prefers_fewer_false_answers() -> None:
+    s = hand_sweep(
+        [{"vector_max_distance": 0.35}, {"vector_max_distance": 0.20, "vector_margin": 0.01},
+         {"vector_max_distance": 0.30}, {"vector_max_distance": 0.25, "vector_margin": 0.05},
+         {"vector_max_distance": 0.25, "vector_margin": 0.01}],
+        recalled=[[9], [8], [8], [8], [8]], false=[[3], [2], [1], [1], [1]],
+        answerable=[10], no_answer=[20])
+    best = {"vector_max_distance": 0.25, "vector_margin": 0.01}
+    assert chosen(s, select(s, 0.10)) == best   # 9 recalled needs 3 false answers > 2 allowed
+    assert chosen(s, select(s, 0.15)) == {"vector_max_distance": 0.35}
+    assert select(s, 0.0) is None
+    assert [chosen(s, i) for i in frontier(s)] == [best, {"vector_max_distance": 0.35}]
+
+
+@pytest.mark.parametrize(("knob", "low", "high", "winner"), [
+    ("vector_max_distance", 0.15, 0.2, "low"),
+    ("support_max_distance", 0.0, 0.15, "low"),
+    ("vector_margin", 0.0, 0.02, "low"),
+    ("min_coverage", 0.4, 0.6, "high"),
+    ("support_min_coverage", 0.45, 0.6, "high"),
+    ("rare_df", 0.01, 0.05, "low"),
+    ("rare_min_chunks", 1, 5, "low"),
+    ("coverage_mode", MODES.index("count"), MODES.index("idf"), "low"),
+    ("prefix_credit", 0.0, 1.0, "low"),
+])
+def test_ties_go_to_the_simpler_more_conservative_setting(
+    knob: str, low: float, high: float, winner: str
+) -> None:
+    for first, second in ((low, high), (high, low)):
+        s = hand_sweep([{knob: first}, {knob: second}], [[5], [5]], [[1], [1]], [10], [10])
+        want = low if winner == "low" else high
+        i = select(s, 0.1)
+        assert i is not None and s.params(i).as_dict()[knob] == (
+            MODES[int(want)] if knob == "coverage_mode" else want)
+
+
+def test_earlier_knobs_outrank_later_ones_in_the_tie_break() -> None:
+    s = hand_sweep([{"vector_max_distance": 0.2, "min_coverage": 0.9},
+                    {"vector_max_distance": 0.1, "min_coverage": 0.3}], [[5], [5]], [[0], [0]],
+                   [10], [10])
+    assert chosen(s, select(s, 0.1)) == {"vector_max_distance": 0.1, "min_coverage": 0.3}
+
+
+def test_held_out_scores_each_fold_with_a_setting_chosen_without_it() -> None:
+    # Both settings recall 6 of 10 overall, but each is good on one fold only.
+    s = hand_sweep([{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
+                   recalled=[[5, 1], [2, 4]], false=[[0, 0], [0, 0]], answerable=[5, 5],
+                   no_answer=[4, 4])
+    ho = held_out(s, 0.0)
+    assert [f["params"]["vector_max_distance"] for f in ho.folds] == [0.2, 0.1]
+    assert [f["test"]["recalled"] for f in ho.folds] == [2, 1]
+    assert (ho.pooled.recalled, ho.pooled.answerable, ho.pooled.no_answer) == (3, 10, 8)
+    assert s.figures(select(s, 0.0) or 0).recalled == 6   # in-sample looks twice as good
+    assert ho.as_dict()["method"].startswith("2-fold")
+
+
+def test_held_out_falls_back_to_fewest_false_answers_when_no_setting_is_feasible() -> None:
+    s = hand_sweep([{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
+                   recalled=[[3, 3], [5, 5]], false=[[1, 1], [2, 2]], answerable=[5, 5],
+                   no_answer=[4, 4])
+    ho = held_out(s, 0.0)
+    assert [f["feasible"] for f in ho.folds] == [False, False]
+    assert ho.pooled.false_answers == 2 and ho.pooled.recalled == 6
+
+
+def test_fold_is_sha1_of_the_case_id() -> None:
+    assert [fold_of(i) for i in ("a", "cs-001", "q2", "q4")] == [2, 1, 3, 4]
+    assert [fold_of(i, 2) for i in ("a", "cs-001")] == [0, 1]
+
+
+def test_plot_writes_a_png(tmp_path: Path) -> None:
+    s = hand_sweep([{"vector_max_distance": d} for d in (0.1, 0.15, 0.2)],
+                   [[2], [5], [8]], [[0], [1], [4]], [10], [10])
+    out = tmp_path / "deep" / "curve.png"
+    plot(s, 1, 0.1, out, "hand-made")
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+# --- commands on a real database ------------------------------------------------------------------
+
+DOCS = {
+    "d-kolo": "Služební kola se půjčují na vrátnici. Každé kolo má zámek a přilbu v brašně.",
+    "d-sauna": "Firemní sauna v suterénu je otevřená v úterý a ve čtvrtek od šestnácti hodin.",
+    "d-tiskarna": "Barevná tiskárna ve třetím patře tiskne jen po přihlášení kartou zaměstnance.",
+    "d-akvarium": "O akvárium v hale se stará paní Horáková. Rybičky se krmí jednou denně ráno.",
+    "d-kava": "Kávovar v kuchyňce se odvápňuje každý pátek. Zrnkovou kávu objednává asistentka.",
+    "d-parkoviste": "Na parkovišti za budovou jsou čtyři místa vyhrazená pro elektromobily.",
+}
+CASES = [
+    ("q1", "Kde si půjčím služební kolo?", ["d-kolo"]),
+    ("q2", "Kdy je otevřená firemní sauna?", ["d-sauna"]),
+    ("q3", "Jak tisknout na barevné tiskárně?", ["d-tiskarna"]),
+    ("q4", "Kdo se stará o akvárium s rybičkami?", ["d-akvarium"]),
+    ("q5", "Kdy se odvápňuje kávovar?", ["d-kava"]),
+    ("q6", "Kolik míst mají elektromobily na parkovišti?", ["d-parkoviste"]),
+    ("n1", "Jaký je recept na bramborový guláš?", "not_found"),
+    ("n2", "Kdo vyhrál loňský maraton v Berlíně?", "not_found"),
+    ("n3", "Jak vysoká je hora Sněžka?", "not_found"),
+    ("n4", "Kolik měsíců obíhá kolem Jupiteru?", "not_found"),
+]
+WORDS_ONLY = FilterParams(vector_max_distance=-1.0, vector_margin=0.0, rare_df=0.5,
+                          rare_min_chunks=3, min_coverage=0.3, coverage_mode="count")
+ANSWERS_ALL = FilterParams(vector_max_distance=2.0, vector_margin=2.0, rare_df=0.5,
+                           rare_min_chunks=3, min_coverage=1.0, coverage_mode="count")
+
+
+@pytest.fixture
+def small_set(tmp_path: Path) -> tuple[Path, Path]:
+    corpus = tmp_path / "kancelar.jsonl"
+    corpus.write_text("".join(json.dumps({"id": k, "text": v, "lang": "cs"}, ensure_ascii=False) + "\n"
+                              for k, v in DOCS.items()), encoding="utf-8")
+    cases = tmp_path / "kancelar_cases.jsonl"
+    cases.write_text("".join(json.dumps({"id": i, "question": q, "expect": e}, ensure_ascii=False)
+                             + "\n" for i, q, e in CASES), encoding="utf-8")
+    return cases, corpus
+
+
+def run(settings: Settings, *args: str) -> tuple[int, str, str]:
+    env = {"DATABASE_URL": settings.database_url or "", "RAG_DATA_DIR": str(settings.data_dir),
+           "RAG_EMBEDDER": "fake", "RAG_EMBED_DIM": "64", "RAG_PROFILE": ""}
+    result = CliRunner().invoke(cli, list(args), env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_eval_reports_every_figure(settings: Settings, small_set: tuple[Path, Path]) -> None:
+    cases, corpus = small_set
+    code, out, err = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["cases"] == 10 and data["owner"].startswith("eval:kancelar_cases:")
+    assert set(data["retrieval"]) == {"fts", "vector", "hybrid"}
+    assert data["retrieval"]["fts"]["hit@1"] == 1.0, data["retrieval"]
+    p = data["pipeline"]
+    assert (p["answerable"], p["no_answer"]) == (6, 4)
+    assert len(data["failures"]) == 6 - p["recalled"] + p["false_answers"]
+    code, text, _ = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus))
+    assert code == 0
+    for needle in ("hit@1", "answer recall", "false answers", "false refusals", "failed cases"):
+        assert needle in text
+
+
+def test_the_corpus_is_ingested_once_and_reused_until_it_changes(
+    settings: Settings, db: Database, small_set: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cases, corpus = small_set
+    embedder = make_embedder(settings)
+    evalset = evaluate.regression_set(cases, corpus)
+    name, oid = evaluate.prepare_owner(db, settings, embedder, evalset, progress=False)
+
+    def no_ingestion(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an unchanged corpus was ingested again")
+
+    monkeypatch.setattr(evaluate, "Ingestor", no_ingestion)
+    assert evaluate.prepare_owner(db, settings, embedder, evalset, progress=False) == (name, oid)
+    monkeypatch.undo()
+    corpus.write_text(corpus.read_text(encoding="utf-8").replace("pátek", "čtvrtek"), encoding="utf-8")
+    other, other_id = evaluate.prepare_owner(db, settings, embedder, evalset, progress=False)
+    assert other != name and other_id != oid
+
+
+def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
+    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+) -> None:
+    cases, corpus = small_set
+    png = tmp_path / "curve.png"
+    code, out, err = run(settings, "calibrate", "--set", str(cases), "--corpus", str(corpus),
+                         "--plot", str(png), "--folds", "2")
+    assert code == 0, err
+    assert "frontier" in out and "held out (2-fold CV)" in out
+    path = settings.data_dir / "profiles" / "fake_64.json"
+    assert f"profile written: {path}" in out
+    profile = json.loads(path.read_text(encoding="utf-8"))
+    assert profile["model_id"] == "fake/64" and profile["set"] == "kancelar_cases"
+    assert profile["figures"]["false_answer_rate"] <= 0.05
+    assert profile["held_out"]["pooled"]["answerable"] == 6
+    params, loaded_from = filter_params(settings, "fake/64")
+    assert loaded_from == path and params.as_dict() == profile["params"]
+    assert filter_params(settings, "other/8") == (FilterParams.from_settings(settings), None)
+    with pytest.raises(ConfigError, match="not other/8"):
+        filter_params(settings.replace(profile=str(path)), "other/8")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_check_passes_fails_and_names_the_regressed_cases(
+    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+) -> None:
+    cases, corpus = small_set
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    write_profile(good, "fake/64", WORDS_ONLY, {})
+    write_profile(bad, "fake/64", ANSWERS_ALL, {"failed_cases": ["n1"]})
+    common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus)]
+    code, out, err = run(settings, *common, "--profile", str(good))
+    assert code == 0, out + err
+    assert "ok: the floors hold" in out
+    code, out, _ = run(settings, *common, "--profile", str(bad))
+    assert code == 1
+    assert "false-answer rate 1.000 > 0.05" in out
+    regressed = out.split("regressed since calibration")[1].split("failing at calibration too")[0]
+    assert all(f"n{i} false_answer" in regressed for i in (2, 3, 4)) and "n1 " not in regressed
+
+
+@pytest.mark.parametrize("lines", [[], [("q1", "Kde si půjčím služební kolo?", ["d-kolo"])]])
+def test_check_refuses_to_pass_on_an_empty_or_one_sided_set(
+    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path, lines: list[tuple[str, str, list[str]]],
+) -> None:
+    _, corpus = small_set
+    cases = tmp_path / "thin.jsonl"
+    cases.write_text("".join(json.dumps({"id": i, "question": q, "expect": e}, ensure_ascii=False)
+                             + "\n" for i, q, e in lines), encoding="utf-8")
+    good = tmp_path / "good.json"
+    write_profile(good, "fake/64", WORDS_ONLY, {})
+    code, out, err = run(settings, "calibrate", "--check", "--set", str(cases), "--corpus",
+                         str(corpus), "--profile", str(good))
+    assert code == 1
+    assert "refuses to pass on nothing" in err and "ok" not in out
