@@ -17,6 +17,12 @@ Three rules, any suffices:
   words are all common in a small corpus ("Kolik dní dovolené mám za rok?") without admitting
   off-topic questions, whose words are absent from the corpus.
 
+* known topic: a vector within ``topic_max_distance`` (and the margin) for a question most of
+  whose content words (a share of at least ``topic_min_known``) occur somewhere in the owner's
+  corpus. A paraphrase ("Můžu si do práce přivést svého mazlíčka?") shares no rare word with its
+  answer but speaks the corpus's vocabulary; an off-topic question ("Jaké je počasí na Marsu?")
+  does not, however close its nearest vector happens to be.
+
 Coverage is either a count (``coverage_mode = "count"``: each word weighs 1) or idf-weighted
 (``"idf"``: each word weighs its BM25 idf in the owner's chunks; a word absent from the corpus has
 the largest idf). A word matched by its lemma or stem key earns full credit; one matched only by
@@ -46,12 +52,14 @@ class FilterParams:
     prefix_credit: float = 0.5
     support_max_distance: float = 0.0  # 0 turns the supported-vector rule off
     support_min_coverage: float = 0.5
+    topic_max_distance: float = 0.0  # 0 turns the known-topic rule off
+    topic_min_known: float = 0.6
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
         return cls(s.vector_max_distance, s.vector_margin, s.rare_df, s.rare_min_chunks,
                    s.min_coverage, s.coverage_mode, s.prefix_credit, s.support_max_distance,
-                   s.support_min_coverage)
+                   s.support_min_coverage, s.topic_max_distance, s.topic_min_known)
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__slots__}
@@ -72,17 +80,19 @@ class Judgement:
     """Why a candidate passed or not."""
 
     passed: bool
-    rule: str | None                 # "vector", "words", "support", joined by "+", or None
+    rule: str | None                 # "vector", "words", "support", "topic" joined by "+", or None
     distance: float | None
     margin: float | None             # distance minus the best candidate's distance
     coverage: float                  # rare words' share of the question
     words: list[WordEvidence] = field(default_factory=list)
     support: float = 0.0             # idf-weighted share of all question words in the chunk
+    known: float = 0.0               # share of question words found anywhere in the corpus
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule, "distance": self.distance, "margin": self.margin,
             "coverage": round(self.coverage, 4), "support": round(self.support, 4),
+            "known": round(self.known, 4),
             "words": [
                 {"word": w.word, "df": w.df, "rare": w.rare, "credit": w.credit,
                  "matched_by": w.matched_by}
@@ -115,6 +125,7 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
         words.append((w.surface, keys, df, df <= rare_limit, weight))
     total = sum(weight for *_, weight in words)
     idf_total = sum(idf(df, n) for _, _, df, _, _ in words)
+    known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
     judgements = []
     for c in retrieval.candidates:
         evidence = [_word_evidence(c, surface, keys, df, rare, weight, params)
@@ -129,12 +140,15 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
         by_vector = near and c.distance <= params.vector_max_distance  # type: ignore[operator]
         by_support = (near and c.distance <= params.support_max_distance  # type: ignore[operator]
                       and support >= params.support_min_coverage)
+        by_topic = (near and c.distance <= params.topic_max_distance  # type: ignore[operator]
+                    and known >= params.topic_min_known)
         rule = "+".join(
-            r for r, ok in (("vector", by_vector), ("words", by_words), ("support", by_support))
+            r for r, ok in (("vector", by_vector), ("words", by_words), ("support", by_support),
+                            ("topic", by_topic))
             if ok
         ) or None
         judgements.append(
-            Judgement(rule is not None, rule, c.distance, margin, coverage, evidence, support)
+            Judgement(rule is not None, rule, c.distance, margin, coverage, evidence, support, known)
         )
     return judgements
 

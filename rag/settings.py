@@ -55,6 +55,8 @@ SETTINGS_DOC: dict[str, str] = {
     "prefix_credit": "relevance filter: credit for a question word matched only by its prefix",
     "support_max_distance": "relevance filter: largest distance of a vector supported by question words (0: off)",
     "support_min_coverage": "relevance filter: idf-weighted share of question words a supported vector needs",
+    "topic_max_distance": "relevance filter: largest distance of a vector for a question whose words the corpus knows (0: off)",
+    "topic_min_known": "relevance filter: share of question words that must occur somewhere in the corpus",
     "profile": "calibration profile file; default: the one shipped for the embedding model",
     "llm_url": "OpenAI-compatible chat endpoint base URL; unset answers extractively",
     "llm_model": "chat model name",
@@ -108,6 +110,8 @@ class Settings:
     prefix_credit: float = 0.5
     support_max_distance: float = 0.0
     support_min_coverage: float = 0.5
+    topic_max_distance: float = 0.0
+    topic_min_known: float = 0.6
     profile: str = ""
     llm_url: str = ""
     llm_model: str = ""

@@ -365,3 +365,34 @@ def test_small_owner_beside_large_owner_gets_full_vector_list(
         assert "chunks_hnsw_" in plan, plan
         result = Engine(hnsw_db, s, fake, params=WORDS_ONLY).search(small, "sklad", mode="vector")
     assert len(result.hits) == min(n, settings.candidates)
+
+
+def _vector_retrieval(words: list[tuple[str, int]], found: set[str], distance: float) -> Retrieval:
+    qwords = tuple(QueryWord(w, w, (f"l:{w}",), False) for w, _ in words)
+    cand = Candidate(1, 1, "x", None, "", "cs", None, None, 1, distance, 0.016,
+                     [f"l:{w}" for w in found])
+    return Retrieval("q", QueryKeys("cs", qwords, qwords), [cand],
+                     {f"l:{w}": df for w, df in words}, 100, {})
+
+
+def test_supported_vector_rule_needs_both_distance_and_words() -> None:
+    params = FilterParams(0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5,
+                          support_max_distance=0.18, support_min_coverage=0.5)
+    common = [("dovolena", 6), ("rok", 18), ("den", 22)]  # no rare word: the word rule cannot fire
+    j = judge(_vector_retrieval(common, {"dovolena", "rok", "den"}, 0.15), params)[0]
+    assert j.support == pytest.approx(1.0) and j.coverage == 0.0
+    assert j.rule == "support"
+    assert not judge(_vector_retrieval(common, {"den"}, 0.15), params)[0].passed  # too few words
+    assert not judge(_vector_retrieval(common, {"dovolena", "rok", "den"}, 0.19), params)[0].passed
+
+
+def test_known_topic_rule_separates_paraphrase_from_off_topic() -> None:
+    params = FilterParams(0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5,
+                          topic_max_distance=0.16, topic_min_known=0.6)
+    paraphrase = [("prace", 19), ("privest", 1), ("mazlicek", 0)]   # 2 of 3 known in the corpus
+    off_topic = [("pocasi", 0), ("mars", 0), ("dnes", 4)]            # 1 of 3
+    j = judge(_vector_retrieval(paraphrase, set(), 0.15), params)[0]
+    assert j.known == pytest.approx(2 / 3) and j.rule == "topic"
+    j = judge(_vector_retrieval(off_topic, set(), 0.15), params)[0]
+    assert j.known == pytest.approx(1 / 3) and not j.passed
+    assert not judge(_vector_retrieval(paraphrase, set(), 0.17), params)[0].passed
