@@ -5,7 +5,7 @@ Routes (OpenAPI at ``/schema/openapi.json``, docs pages under ``/schema``):
 - ``GET /healthz`` (process up), ``GET /readyz`` (database, migrations, embedder);
 - ``POST /v1/search``, ``POST /v1/ask``, ``POST /v1/chat/completions``, ``GET /v1/models``;
 - ``POST|GET /v1/documents``, ``GET|DELETE /v1/documents/{id or source_id}``, ``GET /v1/stats``;
-- ``GET /``: the chat page when ``rag/static/index.html`` exists.
+- ``GET /``: the chat page when ``rag/static/index.html`` exists; its assets under ``/static``.
 
 Every ``/v1`` request is authenticated by :class:`ApiKeyMiddleware` (rag.auth): a Bearer key maps
 to its owner; without keys in the database the service is single-owner. Each handler then works
@@ -17,7 +17,9 @@ threads too. Errors are problem details (rag.api_problems).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin, Swagg
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import JSONBody
 from litestar.response import File
+from litestar.static_files import create_static_files_router
 
 from rag import api_chat, api_documents
 from rag.answer import AnswerWriter
@@ -154,6 +157,10 @@ def create_app(
     )
 
     async def startup(app: Litestar) -> None:
+        # Sync handlers wait on the pool, the embedder and the chat model; asyncio's default
+        # executor has only min(32, CPUs + 4) threads, so a few slow answers would stall the rest.
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=64, thread_name_prefix="rag-worker"))
         await sync_to_thread(services.open, db)
 
     async def shutdown(app: Litestar) -> None:
@@ -166,7 +173,14 @@ def create_app(
         security=[{"bearer": []}],
     )
     return Litestar(
-        route_handlers=[healthz, readyz, index, v1],
+        route_handlers=[
+            healthz,
+            readyz,
+            index,
+            v1,
+            # the chat page's script and style sheet
+            create_static_files_router(path="/static", directories=[STATIC_DIR]),
+        ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         state=State({"rag": services}),
         on_startup=[startup],

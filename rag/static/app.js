@@ -336,7 +336,7 @@ function uploadSummary(name, s) {
     el("li", {}, el("code", {}, d.source_id), ` – ${DOC_STATUS[d.status] || d.status}`,
       d.chunks !== undefined ? `, úseků: ${d.chunks}` : ""));
   const failures = (s.failures || []).map((f) =>
-    el("li", { class: "error" }, `${f.source_id || f.origin || ""}: ${f.error}`));
+    el("li", { class: "error" }, f.origin ? `${f.origin}: ${f.error}` : f.error));
   const done = (s.added || 0) + (s.replaced || 0);
   const head = done
     ? `Nahráno: ${name}`
@@ -345,7 +345,10 @@ function uploadSummary(name, s) {
     el("p", { class: done || s.unchanged ? "ok" : "error" }, head),
     docs.length ? el("ul", {}, docs) : null,
     failures.length ? el("ul", {}, failures) : null,
-    degradedNotes(s.degraded),
+    s.unembedded
+      ? el("p", { class: "degraded" }, `Úseků bez vektoru: ${s.unembedded}; zatím je najde jen `
+        + "hledání podle slov (doplní je příkaz rag reindex).")
+      : null,
   ];
 }
 

