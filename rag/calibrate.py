@@ -3,19 +3,22 @@
 Every question is retrieved once (``rag.evaluate.retrieve_all``); a parameter set only re-judges.
 The word-side knobs (``rare_df``, ``rare_min_chunks``, ``coverage_mode``, ``prefix_credit``)
 decide each candidate's coverage and support, which come from ``rag.relevance.judge`` itself, once
-per distinct combination. The thresholds then only compare numbers, so they are swept with arrays:
-for fixed other knobs a candidate passes from a distance threshold ``T`` on (``-inf`` when its
+per distinct combination. The thresholds then only compare numbers, so they are swept with arrays.
+For fixed other knobs a candidate passes from a distance threshold ``T`` on: ``-inf`` when its
 words or its supported vector admit it anyway, its distance when it is within the margin, ``inf``
-otherwise), and an answerable case is recalled for every ``vector_max_distance`` in
-``[T_gold, U)``, where ``U`` is the fifth smallest ``T`` ranked before the gold candidate (the
-answer keeps ``MAX_SOURCES`` = 5 sources). The chosen setting is scored again through the engine
-(``rag.evaluate.score``) and the two must agree; a test holds them to it.
+otherwise. An answerable case is then recalled for every ``vector_max_distance`` in
+``[T_gold, U)``, ``U`` being the fifth smallest ``T`` ranked before the gold candidate (the answer
+keeps ``MAX_SOURCES`` = 5 sources). The known-topic rule admits, for a question whose words the
+corpus knows, every near vector up to ``topic_max_distance``: that question is judged at
+``max(vector_max_distance, topic_max_distance)``, a column of the same arrays. Any setting's figures
+can be recounted through the engine (``rag.evaluate.score``); a test holds the two to agreement.
 
 Selection: the highest answer recall whose false-answer rate is at most the ceiling. Ties go to
 the simpler, more conservative setting, in this order: fewer false answers, lower
-``vector_max_distance``, lower ``support_max_distance`` (0, the rule off, first), smaller
-``vector_margin``, higher ``min_coverage``, higher ``support_min_coverage``, lower ``rare_df``,
-lower ``rare_min_chunks``, ``count`` before ``idf``, lower ``prefix_credit``.
+``vector_max_distance``, lower ``support_max_distance`` and ``topic_max_distance`` (0, the rule
+off, first), smaller ``vector_margin``, higher ``min_coverage``, ``support_min_coverage`` and
+``topic_min_known``, lower ``rare_df``, lower ``rare_min_chunks``, ``count`` before ``idf``, lower
+``prefix_credit``.
 
 Held-out figures: deterministic k-fold cross-validation, a case's fold being SHA-1 of its id
 modulo k. For each fold the selection runs on the other folds and is scored on that one; the
@@ -27,8 +30,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -45,28 +49,33 @@ MAX_DISTANCES = 400
 FOLDS = 5
 # The tie-break order after false answers (1: lower wins, -1: higher wins).
 KNOBS: tuple[tuple[str, int], ...] = (
-    ("vector_max_distance", 1), ("support_max_distance", 1), ("vector_margin", 1),
-    ("min_coverage", -1), ("support_min_coverage", -1), ("rare_df", 1), ("rare_min_chunks", 1),
-    ("coverage_mode", 1), ("prefix_credit", 1),
+    ("vector_max_distance", 1), ("support_max_distance", 1), ("topic_max_distance", 1),
+    ("vector_margin", 1), ("min_coverage", -1), ("support_min_coverage", -1),
+    ("topic_min_known", -1), ("rare_df", 1), ("rare_min_chunks", 1), ("coverage_mode", 1),
+    ("prefix_credit", 1),
 )
 MODES = ("count", "idf")   # simpler first
-SUPPORT_QUANTILES = (20, 35, 50, 65, 80)
+NEAR_QUANTILES = (30, 55, 80)
+Counts = tuple[np.ndarray, np.ndarray, np.ndarray]   # recalled, refused, false: (distances, folds)
 
 
 @dataclass(frozen=True)
 class Grid:
     """The values swept for each knob. No vector distances: fine steps over the data's range;
-    no support distances: 0 (the rule off) and the best candidates' distance quantiles."""
+    no support or topic distances: 0 (the rule off) and quantiles of the best candidates'
+    distances."""
 
     vector_max_distance: tuple[float, ...] = ()
-    vector_margin: tuple[float, ...] = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 1.0)
-    min_coverage: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-    rare_df: tuple[float, ...] = (0.005, 0.01, 0.02, 0.05, 0.1)
+    vector_margin: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 1.0)
+    min_coverage: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+    rare_df: tuple[float, ...] = (0.005, 0.02, 0.05, 0.1)
     rare_min_chunks: tuple[int, ...] = (1, 3, 5)
     coverage_mode: tuple[str, ...] = MODES
     prefix_credit: tuple[float, ...] = (0.0, 0.5, 1.0)
     support_max_distance: tuple[float, ...] = ()
-    support_min_coverage: tuple[float, ...] = (0.3, 0.45, 0.6, 0.75, 0.9)
+    support_min_coverage: tuple[float, ...] = (0.45, 0.6, 0.75, 0.9)
+    topic_max_distance: tuple[float, ...] = ()
+    topic_min_known: tuple[float, ...] = (0.5, 0.75, 1.0)
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:
@@ -92,28 +101,29 @@ def distance_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) 
     return tuple(round((lo + i) * step, 6) for i in range(0, n, stride))
 
 
-def support_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
-    """0 (the supported-vector rule off) and quantiles of the best candidates' distances."""
+def near_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
+    """0 (the rule off) and quantiles of the best candidates' distances, on the step grid."""
     best = _best_distances(retrievals)
     if not best:
         return (0.0,)
-    qs = np.percentile(np.asarray(best), SUPPORT_QUANTILES)
+    qs = np.percentile(np.asarray(best), NEAR_QUANTILES)
     return (0.0, *sorted({round(math.ceil(q / step) * step, 6) for q in qs}))
 
 
 @dataclass
 class Sweep:
-    """Counts per setting and fold. A setting is a block (every knob but the vector distance)
-    and a distance; blocks that judge alike share one result (arrays of shape (distances, folds))."""
+    """Recalled and false answers per setting and fold. A setting is a block (every knob but the
+    vector distance) and a distance; blocks that judge alike share one result."""
 
     blocks: dict[str, np.ndarray]      # knob -> value per block (coverage_mode: index in MODES)
     result: np.ndarray                 # block -> index into the results
     distances: np.ndarray
-    recalled: list[np.ndarray]
-    refused: list[np.ndarray]
-    false_answers: list[np.ndarray]
+    recalled: np.ndarray               # (results, distances, folds)
+    false_answers: np.ndarray
     answerable: np.ndarray             # per fold
     no_answer: np.ndarray              # per fold
+    # every count of one block, at every distance (refusals are not kept for all settings)
+    recount: Callable[[int], Counts] | None = None
 
     def __len__(self) -> int:
         return len(self.result) * len(self.distances)
@@ -132,16 +142,19 @@ class Sweep:
     def figures(self, i: int, folds: Sequence[int] | None = None) -> Figures:
         f = self._folds(folds)
         block, d = divmod(i, len(self.distances))
-        r = int(self.result[block])
-        return Figures(int(self.answerable[f].sum()), int(self.no_answer[f].sum()),
-                       int(self.recalled[r][d, f].sum()), int(self.refused[r][d, f].sum()),
-                       int(self.false_answers[r][d, f].sum()))
+        if self.recount is not None:
+            recalled, refused, false = (x[d, f].sum() for x in self.recount(block))
+        else:
+            r = int(self.result[block])
+            recalled, refused, false = self.recalled[r, d, f].sum(), 0, self.false_answers[r, d, f].sum()
+        return Figures(int(self.answerable[f].sum()), int(self.no_answer[f].sum()), int(recalled),
+                       int(refused), int(false))
 
     def totals(self, folds: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Recalled and false answers of every setting on ``folds``, flat in setting order."""
         f = self._folds(folds)
-        rec = np.stack([x[:, f].sum(axis=1) for x in self.recalled])[self.result].ravel()
-        false = np.stack([x[:, f].sum(axis=1) for x in self.false_answers])[self.result].ravel()
+        rec = self.recalled[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
+        false = self.false_answers[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
         return rec, false
 
     def best(self, idx: np.ndarray) -> int:
@@ -158,6 +171,7 @@ class Sweep:
 class _CaseArrays:
     dist: np.ndarray      # (Q, K) nan where no distance
     margin: np.ndarray
+    known: np.ndarray     # (Q,) share of the question's words the corpus knows
     answerable: np.ndarray
     fold: np.ndarray
     gold_rows: np.ndarray  # answerable-row and column of every gold candidate, row-major
@@ -167,6 +181,7 @@ class _CaseArrays:
 def _arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) -> _CaseArrays:
     q, k = len(cases), max([len(r.candidates) for r in retrievals] + [1])
     dist, margin = np.full((q, k), np.nan), np.full((q, k), np.nan)
+    known = np.zeros(q)
     gold = np.zeros((q, k), dtype=bool)
     probe = FilterParams(0.0, 0.0, 0.0, 0, 1.0)
     for i, (case, r) in enumerate(zip(cases, retrievals, strict=True)):
@@ -174,9 +189,10 @@ def _arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) 
             if judgement.distance is not None and judgement.margin is not None:
                 dist[i, j], margin[i, j] = judgement.distance, judgement.margin
             gold[i, j] = c.source_id in case.expect
+            known[i] = judgement.known
     answerable = np.array([c.answerable for c in cases], dtype=bool)
     rows, cols = np.nonzero(gold[answerable])
-    return _CaseArrays(dist, margin, answerable,
+    return _CaseArrays(dist, margin, known, answerable,
                        np.array([fold_of(c.id, folds) for c in cases], dtype=int), rows, cols)
 
 
@@ -195,16 +211,12 @@ def _fold_counts(hit: np.ndarray, folds: np.ndarray, n_folds: int) -> np.ndarray
     return hit.astype(np.int32).T @ onehot
 
 
-def _threshold_counts(
-    t: np.ndarray, a: _CaseArrays, dists: np.ndarray, n_folds: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """recalled, refused, false answers per (distance, fold) for pass thresholds ``t``."""
+def _outcomes(t: np.ndarray, a: _CaseArrays, dists: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per case and distance, for pass thresholds ``t``: recalled and refused (answerable cases),
+    answered (not_found cases)."""
     passes_any = t.min(axis=1)[:, None] <= dists[None, :]
-    ans, na = a.answerable, ~a.answerable
-    false = _fold_counts(passes_any[na], a.fold[na], n_folds)
-    refused = _fold_counts(~passes_any[ans], a.fold[ans], n_folds)
-    ta = t[ans]
-    recalled_case = np.zeros((len(ta), len(dists)), dtype=bool)
+    ta = t[a.answerable]
+    recalled = np.zeros((len(ta), len(dists)), dtype=bool)
     rows, cols = a.gold_rows, a.gold_cols
     if len(rows):
         width = int(cols.max()) + 1
@@ -216,9 +228,13 @@ def _threshold_counts(
             u = np.full(len(rows), np.inf)
         inside = (ta[rows, cols][:, None] <= dists) & (dists < u[:, None])
         starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-        recalled_case[rows[starts]] = np.logical_or.reduceat(inside, starts, axis=0)
-    recalled = _fold_counts(recalled_case, a.fold[ans], n_folds)
-    return recalled, refused, false
+        recalled[rows[starts]] = np.logical_or.reduceat(inside, starts, axis=0)
+    return recalled, ~passes_any[a.answerable], passes_any[~a.answerable]
+
+
+def _with_topic(outcome: np.ndarray, qualifies: np.ndarray, column: np.ndarray) -> np.ndarray:
+    """Cases whose words the corpus knows are judged at max(distance, topic distance)."""
+    return np.where(qualifies[:, None], outcome[:, column], outcome)
 
 
 def sweep(
@@ -230,15 +246,35 @@ def sweep(
     if not cases:
         raise InputError("nothing to calibrate: the set has no cases")
     a = _arrays(cases, retrievals, folds)
-    dists = np.array(grid.vector_max_distance or distance_axis(retrievals), dtype=float)
-    supports = grid.support_max_distance or support_axis(retrievals)
+    topics = [d for d in (grid.topic_max_distance or near_axis(retrievals)) if d > 0]
+    # topic distances join the distance axis: a question is judged exactly at one of them
+    dists = np.array(sorted({*(grid.vector_max_distance or distance_axis(retrievals)), *topics}))
+    supports = grid.support_max_distance or near_axis(retrievals)
+    support_rules = [(0.0, grid.support_min_coverage[0])] + [
+        (sd, sc) for sd in supports if sd > 0 for sc in grid.support_min_coverage]
+    topic_rules = [(0.0, grid.topic_min_known[0])] + [
+        (td, tk) for td in topics for tk in grid.topic_min_known]
+    columns = {td: np.maximum(np.arange(len(dists)), int(np.searchsorted(dists, td)))
+               for td in topics}
+    ans, na = a.answerable, ~a.answerable
     chunk_counts = sorted({max(r.chunk_count, 1) for r in retrievals})
+    # A fold's count never exceeds its cases: most sets fit in one byte.
+    biggest = max(np.bincount(a.fold, minlength=folds))
+    dtype = np.uint8 if biggest < 2**8 else np.int16 if biggest < 2**15 else np.int32
     judged: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
-    results: dict[tuple[Any, ...], int] = {}
-    counts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    first: dict[tuple[Any, ...], int] = {}
+    stored: list[tuple[np.ndarray, np.ndarray]] = []
     rows: list[tuple[float, ...]] = []
     names = ("vector_margin", "min_coverage", "rare_df", "rare_min_chunks", "coverage_mode",
-             "prefix_credit", "support_max_distance", "support_min_coverage")
+             "prefix_credit", "support_max_distance", "support_min_coverage",
+             "topic_max_distance", "topic_min_known")
+
+    def thresholds(key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float) -> np.ndarray:
+        cov, sup = judged[key]
+        near = a.margin <= margin                          # nan margin: never
+        fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
+        return np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
+
     for rdf, rmc, mode, credit in itertools.product(
         grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit
     ):
@@ -249,58 +285,86 @@ def sweep(
         if key not in judged:
             judged[key] = _judged(retrievals, a.dist.shape[1],
                                   FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit))
-        cov, sup = judged[key]
-        for margin, cov_min, sd, sc in itertools.product(
-            grid.vector_margin, grid.min_coverage, supports, grid.support_min_coverage
+        for margin, cov_min, (sd, sc) in itertools.product(
+            grid.vector_margin, grid.min_coverage, support_rules
         ):
-            if sd <= 0 and sc != grid.support_min_coverage[0]:
-                continue   # the rule is off: its coverage does not matter
             ck = (key, margin, cov_min, sd, sc)
-            if ck not in results:
-                near = a.margin <= margin                          # nan margin: never
-                fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
-                t = np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
-                results[ck] = len(counts)
-                counts.append(_threshold_counts(t, a, dists, folds))
-            rows.append((margin, cov_min, rdf, rmc, MODES.index(mode), credit, sd, sc, results[ck]))
+            if ck not in first:
+                first[ck] = len(stored)
+                recalled, _, answered = _outcomes(thresholds(*ck), a, dists)
+                for td, tk in topic_rules:
+                    rec, fa = recalled, answered
+                    if td > 0:
+                        rec = _with_topic(recalled, a.known[ans] >= tk, columns[td])
+                        fa = _with_topic(answered, a.known[na] >= tk, columns[td])
+                    stored.append((_fold_counts(rec, a.fold[ans], folds).astype(dtype),
+                                   _fold_counts(fa, a.fold[na], folds).astype(dtype)))
+            for j, (td, tk) in enumerate(topic_rules):
+                rows.append((margin, cov_min, rdf, rmc, MODES.index(mode), credit, sd, sc, td, tk,
+                             first[ck] + j))
     table = np.array(rows, dtype=float)
     blocks = {name: table[:, i] for i, name in enumerate(names)}
-    return Sweep(blocks, table[:, -1].astype(int), dists, [c[0] for c in counts],
-                 [c[1] for c in counts], [c[2] for c in counts],
-                 np.bincount(a.fold[a.answerable], minlength=folds),
-                 np.bincount(a.fold[~a.answerable], minlength=folds))
+
+    @lru_cache(maxsize=64)
+    def recount(block: int) -> Counts:
+        v = {k: blocks[k][block].item() for k in names}
+        key = (tuple(max(v["rare_df"] * n, v["rare_min_chunks"]) for n in chunk_counts),
+               MODES[int(v["coverage_mode"])], v["prefix_credit"])
+        out = _outcomes(thresholds(key, v["vector_margin"], v["min_coverage"],
+                                   v["support_max_distance"], v["support_min_coverage"]), a, dists)
+        if v["topic_max_distance"] > 0:
+            col = columns[v["topic_max_distance"]]
+            qualifies = a.known >= v["topic_min_known"]
+            out = (_with_topic(out[0], qualifies[ans], col), _with_topic(out[1], qualifies[ans], col),
+                   _with_topic(out[2], qualifies[na], col))
+        return (_fold_counts(out[0], a.fold[ans], folds), _fold_counts(out[1], a.fold[ans], folds),
+                _fold_counts(out[2], a.fold[na], folds))
+
+    return Sweep(blocks, table[:, -1].astype(int), dists,
+                 np.stack([x[0] for x in stored]), np.stack([x[1] for x in stored]),
+                 np.bincount(a.fold[ans], minlength=folds), np.bincount(a.fold[na], minlength=folds),
+                 recount)
+
+
+def _totals(s: Sweep, folds: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Recalled and false answers per result and distance on ``folds``."""
+    f = s._folds(folds)
+    return (s.recalled[:, :, f].sum(axis=2, dtype=np.int32),
+            s.false_answers[:, :, f].sum(axis=2, dtype=np.int32))
+
+
+def _pick(s: Sweep, chosen: np.ndarray) -> int:
+    """The simplest setting among those whose (result, distance) is marked in ``chosen``."""
+    return s.best(np.flatnonzero(chosen[s.result]))
 
 
 def select(s: Sweep, ceiling: float, folds: Sequence[int] | None = None) -> int | None:
     """The best setting on ``folds`` (default all) whose false-answer rate is <= ``ceiling``."""
-    f = s._folds(folds)
-    recalled, false = s.totals(f)
-    allowed = math.floor(ceiling * int(s.no_answer[f].sum()) + 1e-9)
+    recalled, false = _totals(s, folds)
+    allowed = math.floor(ceiling * int(s.no_answer[s._folds(folds)].sum()) + 1e-9)
     feasible = false <= allowed
     if not feasible.any():
         return None
-    top = recalled[feasible].max()
-    tied = np.flatnonzero(feasible & (recalled == top))
-    fewest = false[tied].min()
-    return s.best(tied[false[tied] == fewest])
+    tied = feasible & (recalled == recalled[feasible].max())
+    return _pick(s, tied & (false == false[tied].min()))
 
 
 def least_false(s: Sweep, folds: Sequence[int] | None = None) -> int:
     """The setting with the fewest false answers on ``folds`` (then the most recall)."""
-    recalled, false = s.totals(folds)
-    low = np.flatnonzero(false == false.min())
-    return s.best(low[recalled[low] == recalled[low].max()])
+    recalled, false = _totals(s, folds)
+    low = false == false.min()
+    return _pick(s, low & (recalled == recalled[low].max()))
 
 
 def frontier(s: Sweep) -> list[int]:
     """Settings no other beats on both rates, fewest false answers first (one per step)."""
-    recalled, false = s.totals()
+    recalled, false = _totals(s, None)
     best = np.full(int(s.no_answer.sum()) + 1, -1)
-    np.maximum.at(best, false, recalled)
+    np.maximum.at(best, false.ravel(), recalled.ravel())
     out, top = [], -1
     for f, r in enumerate(best):
         if r > top:
-            out.append(s.best(np.flatnonzero((false == f) & (recalled == r))))
+            out.append(_pick(s, (false == f) & (recalled == r)))
             top = int(r)
     return out
 

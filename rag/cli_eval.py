@@ -17,9 +17,9 @@ DEFAULT_MAX_FALSE = 0.05
 # The same selection rule calibrate.py documents, for the profile file.
 SELECTION_RULE = (
     "highest answer recall with false-answer rate <= max_false_answer; ties: fewer false answers, "
-    "lower vector_max_distance, lower support_max_distance, smaller vector_margin, higher "
-    "min_coverage, higher support_min_coverage, lower rare_df, lower rare_min_chunks, count "
-    "before idf, lower prefix_credit"
+    "lower vector_max_distance, lower support_max_distance, lower topic_max_distance, smaller "
+    "vector_margin, higher min_coverage, higher support_min_coverage, higher topic_min_known, "
+    "lower rare_df, lower rare_min_chunks, count before idf, lower prefix_credit"
 )
 
 
@@ -252,7 +252,7 @@ def _print_frontier(s: Any, front: list[int], chosen: int | None, ceiling: float
     if as_json:
         return
     click.echo("\nfrontier  false-ans  recall  refusals  distance  margin  coverage  rare_df  "
-               "min_chunks  mode   prefix  support")
+               "min_chunks  mode   prefix  support     topic")
     limit = max(4 * ceiling, 0.2)
     for n, i in enumerate(front):
         f, p = s.figures(i), s.params(i)
@@ -265,7 +265,9 @@ def _print_frontier(s: Any, front: list[int], chosen: int | None, ceiling: float
                    f"{p.vector_margin:<6g}  {p.min_coverage:<8g}  {p.rare_df:<7g}  "
                    f"{p.rare_min_chunks:<10}  {p.coverage_mode:<5}  {p.prefix_credit:<6g}  "
                    + (f"{p.support_max_distance:g}/{p.support_min_coverage:g}"
-                      if p.support_max_distance > 0 else "off"))
+                      if p.support_max_distance > 0 else "off").ljust(10) + "  "
+                   + (f"{p.topic_max_distance:g}/{p.topic_min_known:g}"
+                      if p.topic_max_distance > 0 else "off"))
 
 
 def _check(app: App, opts: dict[str, Any], min_recall: float, max_false: float, as_json: bool) -> None:

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 Mode = Literal["hybrid", "fts", "vector"]
 _SAFE_KEY = re.compile(r"^[lsp]:[a-z0-9][a-z0-9._/+-]*$")
 # A key in more than this share of the owner's chunks does not select candidates (it still scores).
-COMMON_KEY_SHARE = 0.5
+COMMON_KEY_SHARE = 0.1
 
 _embed_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-embed")
 
@@ -227,7 +227,14 @@ def retrieve(
         use_vec = mode != "fts" and qvec is not None and embedder is not None
         if mode == "vector" and not use_vec:
             raise RetrievalError("vector retrieval unavailable: " + "; ".join(d["message"] for d in degraded))
-        params = _params(settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec)
+        # the prefix of a word the corpus does not hold ("automobil" ~ "automat") selects nothing
+        absent = {
+            k for w in qk.words
+            if not any(dfs.get(x, 0) for x in (*w.keys, *form_keys.get(w.form, [])) if x[0] in "ls")
+            for k in w.keys if k[0] == "p"
+        }
+        params = _params(settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec,
+                         use_vec, absent)
         try:
             rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
         except psycopg.Error as e:
@@ -298,12 +305,19 @@ def _run(
 
 def _params(
     settings: Settings, owner_id: int, n_chunks: int, token_total: int, keys: list[str],
-    weights: list[float], dfs: dict[str, int], qvec: np.ndarray | None,
+    weights: list[float], dfs: dict[str, int], qvec: np.ndarray | None, with_vectors: bool,
+    unselective: set[str],
 ) -> dict[str, Any]:
-    # Candidate selection skips keys that are in most chunks: they would pull in the whole
-    # corpus while adding almost nothing to BM25 (they still score through q).
+    # Candidate selection skips keys in more than a tenth of the owner's chunks: they would pull
+    # in much of the corpus while adding little to BM25 (they still score through q). When a
+    # question has nothing but such words (a paraphrase in everyday words), its full-text list
+    # would be noise that RRF ranks above the vector list's real match, so beside vectors it
+    # stays empty.
     limit_df = max(1, int(COMMON_KEY_SHARE * n_chunks))
-    selective = [k for k in keys if 0 < dfs.get(k, 0) <= limit_df] or [k for k in keys if dfs.get(k, 0)]
+    selective = [k for k in keys if 0 < dfs.get(k, 0) <= limit_df and k not in unselective]
+    if not selective and not with_vectors:
+        # full text alone: common words are all there is to go by
+        selective = [k for k in keys if dfs.get(k, 0)]
     tsq = " | ".join(f"'{k}'" for k in selective if _SAFE_KEY.match(k))
     return {
         "owner_id": owner_id, "keys": keys, "weights": weights,

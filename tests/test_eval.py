@@ -168,7 +168,9 @@ def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
             dist = None if rng.random() < 0.15 else round(rng.uniform(0.05, 0.4), 3)
             cands.append(cand(j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist,
                               matched=matched))
-        cases.append(Case(f"r{i}", "?", (f"s{rng.randint(0, 9)}",) if i % 3 else ()))
+        # the gold source is mostly among the candidates, at a random position
+        gold = rng.choice(cands).source_id if cands and rng.random() < 0.8 else f"s{rng.randint(0, 9)}"
+        cases.append(Case(f"r{i}", "?", (gold,) if i % 3 else ()))
         rs.append(retrieval(cands, dict(rng.sample(sorted(words.items()), rng.randint(1, 4))), 60))
     return cases, rs
 
@@ -178,20 +180,30 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
     grid = Grid(vector_max_distance=(0.0, 0.1, 0.15, 0.2, 0.3), vector_margin=(0.0, 0.05, 1.0),
                 min_coverage=(0.0, 0.3, 0.6, 1.0), rare_df=(0.01, 0.1), rare_min_chunks=(1, 5),
                 prefix_credit=(0.0, 0.5), support_max_distance=(0.0, 0.25, 0.35),
-                support_min_coverage=(0.3, 1.0))
+                support_min_coverage=(0.3, 1.0), topic_max_distance=(0.0, 0.25),
+                topic_min_known=(0.5, 1.0))
     s = sweep(cases, rs, grid, folds=3)
-    # support off counts once, not once per support_min_coverage
-    assert len(s) == 5 * 3 * 4 * 2 * 2 * 2 * 2 * (1 + 2 * 2)
+    assert list(s.distances) == [0.0, 0.1, 0.15, 0.2, 0.25, 0.3]   # the topic distance joins
+    # a rule that is off counts once, not once per value of its second knob
+    assert len(s) == 6 * 3 * 4 * 2 * 2 * 2 * 2 * (1 + 2 * 2) * (1 + 2)
     fold0 = [c.id for c in cases if fold_of(c.id, 3) == 0]
     rules = set()
-    for i in random.Random(1).sample(range(len(s)), 150):
+    # random settings, and settings where the known-topic rule alone admits (its threshold on a
+    # share some questions have exactly)
+    alone = [i for i in range(len(s)) if (p := s.params(i)).topic_min_known == 0.5
+             and p.topic_max_distance and p.vector_max_distance == 0 and p.min_coverage == 1
+             and not p.support_max_distance and p.vector_margin == 1]
+    recalled, false = s.totals()     # what selection sees, kept for every setting
+    for i in random.Random(1).sample(range(len(s)), 150) + alone:
         report = score(engine, "r", cases, rs, s.params(i))
-        assert s.figures(i).as_dict() == report.figures.as_dict(), s.params(i)
+        f = report.figures
+        assert s.figures(i).as_dict() == f.as_dict(), s.params(i)
+        assert (recalled[i], false[i]) == (f.recalled, f.false_answers), s.params(i)
         held = [r for r in report.results if r.case.id in fold0]
         assert s.figures(i, [0]).recalled == sum(r.outcome == "recalled" for r in held)
         assert s.figures(i, [0]).false_answers == sum(r.outcome == "false_answer" for r in held)
         rules.update(e["rule"] for r in report.results for e in r.evidence if e["rule"])
-    assert {"vector", "words", "support"} <= {p for rule in rules for p in rule.split("+")}
+    assert {"vector", "words", "support", "topic"} <= {p for rule in rules for p in rule.split("+")}
 
 
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
@@ -207,7 +219,8 @@ def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate(
 
 BASE = {"vector_max_distance": 0.2, "vector_margin": 0.02, "min_coverage": 0.5, "rare_df": 0.02,
         "rare_min_chunks": 3, "coverage_mode": 0, "prefix_credit": 0.5,
-        "support_max_distance": 0.0, "support_min_coverage": 0.5}
+        "support_max_distance": 0.0, "support_min_coverage": 0.5, "topic_max_distance": 0.0,
+        "topic_min_known": 0.6}
 
 
 def hand_sweep(rows: list[dict[str, float]], recalled: list[list[int]], false: list[list[int]],
@@ -225,9 +238,8 @@ def hand_sweep(rows: list[dict[str, float]], recalled: list[list[int]], false: l
         b, d = keys.index(tuple(f[k] for k in others)), dists.index(f["vector_max_distance"])
         rec[b][d], fa[b][d] = r, x
     blocks = {k: np.array([key[i] for key in keys], dtype=float) for i, k in enumerate(others)}
-    return Sweep(blocks, np.arange(len(keys)), np.array(dists), rec,
-                 [np.zeros(shape, dtype=np.int32) for _ in keys], fa, np.array(answerable),
-                 np.array(no_answer))
+    return Sweep(blocks, np.arange(len(keys)), np.array(dists), np.stack(rec), np.stack(fa),
+                 np.array(answerable), np.array(no_answer))
 
 
 def chosen(s: Sweep, i: int | None) -> dict[str, float]:
@@ -254,9 +266,11 @@ def test_select_maximizes_recall_under_the_ceiling_then_prefers_fewer_false_answ
 @pytest.mark.parametrize(("knob", "low", "high", "winner"), [
     ("vector_max_distance", 0.15, 0.2, "low"),
     ("support_max_distance", 0.0, 0.15, "low"),
+    ("topic_max_distance", 0.0, 0.15, "low"),
     ("vector_margin", 0.0, 0.02, "low"),
     ("min_coverage", 0.4, 0.6, "high"),
     ("support_min_coverage", 0.45, 0.6, "high"),
+    ("topic_min_known", 0.5, 0.8, "high"),
     ("rare_df", 0.01, 0.05, "low"),
     ("rare_min_chunks", 1, 5, "low"),
     ("coverage_mode", MODES.index("count"), MODES.index("idf"), "low"),
