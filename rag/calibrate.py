@@ -239,23 +239,30 @@ def _with_topic(outcome: np.ndarray, qualifies: np.ndarray, column: np.ndarray) 
 
 def sweep(
     cases: Sequence[Case], retrievals: Sequence[Retrieval], grid: Grid | None = None,
-    *, folds: int = FOLDS,
+    *, folds: int = FOLDS, also: Sequence[FilterParams] = (),
 ) -> Sweep:
-    """Count every setting's outcomes per fold without querying the database again."""
+    """Count every setting's outcomes per fold without querying the database again.
+
+    Args:
+        also: settings to sweep besides the grid (the current profile: calibrating then never
+            ends below it on the whole set), each with its own distance on the axis.
+    """
     grid = grid or Grid()
     if not cases:
         raise InputError("nothing to calibrate: the set has no cases")
     a = _arrays(cases, retrievals, folds)
     topics = [d for d in (grid.topic_max_distance or near_axis(retrievals)) if d > 0]
     # topic distances join the distance axis: a question is judged exactly at one of them
-    dists = np.array(sorted({*(grid.vector_max_distance or distance_axis(retrievals)), *topics}))
+    dists = np.array(sorted({*(grid.vector_max_distance or distance_axis(retrievals)), *topics,
+                             *(p.vector_max_distance for p in also),
+                             *(p.topic_max_distance for p in also if p.topic_max_distance > 0)}))
     supports = grid.support_max_distance or near_axis(retrievals)
     support_rules = [(0.0, grid.support_min_coverage[0])] + [
         (sd, sc) for sd in supports if sd > 0 for sc in grid.support_min_coverage]
     topic_rules = [(0.0, grid.topic_min_known[0])] + [
         (td, tk) for td in topics for tk in grid.topic_min_known]
     columns = {td: np.maximum(np.arange(len(dists)), int(np.searchsorted(dists, td)))
-               for td in topics}
+               for td in dists if td > 0}
     ans, na = a.answerable, ~a.answerable
     chunk_counts = sorted({max(r.chunk_count, 1) for r in retrievals})
     # A fold's count never exceeds its cases: most sets fit in one byte.
@@ -275,9 +282,7 @@ def sweep(
         fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
         return np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
 
-    for rdf, rmc, mode, credit in itertools.product(
-        grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit
-    ):
+    def word_key(rdf: float, rmc: int, mode: str, credit: float) -> tuple[Any, ...]:
         if mode not in MODES:
             raise ConfigError(f"Unsupported coverage_mode: {mode} (choose from count, idf)")
         # Settings with the same rare limit for every owner judge words identically.
@@ -285,23 +290,41 @@ def sweep(
         if key not in judged:
             judged[key] = _judged(retrievals, a.dist.shape[1],
                                   FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit))
+        return key
+
+    def store(ck: tuple[Any, ...], rules: Sequence[tuple[float, float]]) -> None:
+        first[(ck, tuple(rules))] = len(stored)
+        recalled, _, answered = _outcomes(thresholds(*ck), a, dists)
+        for td, tk in rules:
+            rec, fa = recalled, answered
+            if td > 0:
+                rec = _with_topic(recalled, a.known[ans] >= tk, columns[td])
+                fa = _with_topic(answered, a.known[na] >= tk, columns[td])
+            stored.append((_fold_counts(rec, a.fold[ans], folds).astype(dtype),
+                           _fold_counts(fa, a.fold[na], folds).astype(dtype)))
+
+    for rdf, rmc, mode, credit in itertools.product(
+        grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit
+    ):
+        key = word_key(rdf, rmc, mode, credit)
         for margin, cov_min, (sd, sc) in itertools.product(
             grid.vector_margin, grid.min_coverage, support_rules
         ):
             ck = (key, margin, cov_min, sd, sc)
-            if ck not in first:
-                first[ck] = len(stored)
-                recalled, _, answered = _outcomes(thresholds(*ck), a, dists)
-                for td, tk in topic_rules:
-                    rec, fa = recalled, answered
-                    if td > 0:
-                        rec = _with_topic(recalled, a.known[ans] >= tk, columns[td])
-                        fa = _with_topic(answered, a.known[na] >= tk, columns[td])
-                    stored.append((_fold_counts(rec, a.fold[ans], folds).astype(dtype),
-                                   _fold_counts(fa, a.fold[na], folds).astype(dtype)))
+            if (ck, tuple(topic_rules)) not in first:
+                store(ck, topic_rules)
             for j, (td, tk) in enumerate(topic_rules):
                 rows.append((margin, cov_min, rdf, rmc, MODES.index(mode), credit, sd, sc, td, tk,
-                             first[ck] + j))
+                             first[(ck, tuple(topic_rules))] + j))
+    for p in also:
+        key = word_key(p.rare_df, p.rare_min_chunks, p.coverage_mode, p.prefix_credit)
+        sd = p.support_max_distance if p.support_max_distance > 0 else 0.0
+        ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage)
+        rule = [(max(p.topic_max_distance, 0.0), p.topic_min_known)]
+        store(ck, rule)
+        rows.append((p.vector_margin, p.min_coverage, p.rare_df, p.rare_min_chunks,
+                     MODES.index(p.coverage_mode), p.prefix_credit, sd, p.support_min_coverage,
+                     *rule[0], len(stored) - 1))
     table = np.array(rows, dtype=float)
     blocks = {name: table[:, i] for i, name in enumerate(names)}
 

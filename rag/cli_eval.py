@@ -12,8 +12,12 @@ import click
 
 from rag.cli import App, cli, echo_json, fails_cleanly, json_option, pass_app
 
-DEFAULT_MIN_RECALL = 0.95
+# The floors of tests/test_regression_gate.py, so that `rag calibrate --check` is the same gate.
+DEFAULT_MIN_RECALL = 0.93
 DEFAULT_MAX_FALSE = 0.05
+# not_found cases with these tags (topic present, fact absent) are reported, not counted as false
+# answers: the filter judges whether the corpus speaks of a question, not whether it answers it.
+UNGATED_TAGS = ("near-topic",)
 # The same selection rule calibrate.py documents, for the profile file.
 SELECTION_RULE = (
     "highest answer recall with false-answer rate <= max_false_answer; ties: fewer false answers, "
@@ -167,29 +171,39 @@ def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> No
               help="Draw the trade-off curve into this PNG.")
 @click.option("--folds", default=5, show_default=True, type=click.IntRange(2, 20),
               help="Cross-validation folds for the held-out figures.")
+@click.option("--ungated-tag", "ungated", multiple=True, default=UNGATED_TAGS, show_default=True,
+              help="not_found cases with this tag are reported, not counted as false answers "
+                   "(repeat it; 'none' counts every case).")
 @click.option("--check", is_flag=True,
               help="Do not calibrate: exit non-zero when the current profile misses the floors.")
 @json_option
 @pass_app
 @fails_cleanly
 def calibrate(app: App, max_false_answer: float, min_answer_recall: float, output: Path | None,
-              plot: Path | None, folds: int, check: bool, as_json: bool, **opts: Any) -> None:
+              plot: Path | None, folds: int, ungated: tuple[str, ...], check: bool, as_json: bool,
+              **opts: Any) -> None:
     """Fit the relevance filter to the embedding model on a set of cases and write its profile."""
+    ungated = tuple(t for t in ungated if t.lower() != "none")
     if check:
-        _check(app, opts, min_answer_recall, max_false_answer, as_json)
+        _check(app, opts, min_answer_recall, max_false_answer, ungated, as_json)
         return
     from rag import calibrate as cal
     from rag.errors import ConfigError, InputError
     from rag.evaluate import score
-    from rag.profiles import slug, write_profile
+    from rag.profiles import filter_params, slug, write_profile
 
     if app.embedder is None:
         raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")
-    evalset, engine, owner, retrievals = _prepare(app, opts, use_profile=False, progress=not as_json)
-    cases = evalset.cases
+    evalset, engine, owner, everything = _prepare(app, opts, use_profile=False, progress=not as_json)
+    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
     if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
         raise InputError("calibration needs both answerable and not_found cases")
-    s = cal.sweep(cases, retrievals, folds=folds)
+    try:
+        # the profile in force joins the sweep: recalibrating never ends below it
+        current = [filter_params(app.settings, app.embedder.model_id)[0]]
+    except ConfigError:
+        current = []
+    s = cal.sweep(cases, retrievals, folds=folds, also=current)
     front = cal.frontier(s)
     chosen = cal.select(s, max_false_answer)
     if chosen is None:
@@ -205,6 +219,7 @@ def calibrate(app: App, max_false_answer: float, min_answer_recall: float, outpu
                    f"({swept.as_dict()} vs {fig.as_dict()}); the engine's figures are reported",
                    err=True)
     ho = cal.held_out(s, max_false_answer)
+    side = score(engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], params).figures
     model_id = app.embedder.model_id
     path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
     from rag.evaluate import retrieval_metrics
@@ -215,6 +230,8 @@ def calibrate(app: App, max_false_answer: float, min_answer_recall: float, outpu
         "swept_settings": len(s), "figures": fig.as_dict(), "held_out": ho.as_dict(),
         "retrieval": retrieval_metrics(report.results),
         "failed_cases": [r.case.id for r in report.failures],
+        "ungated_tags": list(ungated),
+        "ungated": {"not_found": side.no_answer, "answered": side.false_answers},
     })
     if plot:
         cal.plot(s, chosen, max_false_answer, plot,
@@ -222,6 +239,8 @@ def calibrate(app: App, max_false_answer: float, min_answer_recall: float, outpu
     if as_json:
         echo_json({"set": evalset.name, "owner": owner, "swept_settings": len(s),
                    "params": params.as_dict(), "figures": fig.as_dict(), "held_out": ho.as_dict(),
+                   "ungated": {"tags": list(ungated), "not_found": side.no_answer,
+                               "answered": side.false_answers},
                    "frontier": [_frontier_row(s, i) for i in front], "profile": str(path),
                    "plot": str(plot) if plot else None})
         return
@@ -238,6 +257,9 @@ def calibrate(app: App, max_false_answer: float, min_answer_recall: float, outpu
                f"{_rate(p.answer_recall, p.recalled, p.answerable)}, false answers "
                f"{_rate(p.false_answer_rate, p.false_answers, p.no_answer)}, false refusals "
                f"{_rate(p.false_refusal_rate, p.refused, p.answerable)}")
+    if aside:
+        click.echo(f"  not counted ({', '.join(ungated)}): {side.false_answers} of "
+                   f"{side.no_answer} not_found cases got sources")
     click.echo(f"profile written: {path}")
     if plot:
         click.echo(f"plot written: {plot}")
@@ -270,19 +292,30 @@ def _print_frontier(s: Any, front: list[int], chosen: int | None, ceiling: float
                       if p.topic_max_distance > 0 else "off"))
 
 
-def _check(app: App, opts: dict[str, Any], min_recall: float, max_false: float, as_json: bool) -> None:
+def _gated(cases: list[Any], retrievals: list[Any], ungated: tuple[str, ...]) -> tuple[Any, ...]:
+    """The cases the floors count, their retrievals, and the (case, retrieval) pairs set aside."""
+    aside = {i for i, c in enumerate(cases) if not c.answerable and set(c.tags) & set(ungated)}
+    keep = [i for i in range(len(cases)) if i not in aside]
+    return ([cases[i] for i in keep], [retrievals[i] for i in keep],
+            [(cases[i], retrievals[i]) for i in sorted(aside)])
+
+
+def _check(app: App, opts: dict[str, Any], min_recall: float, max_false: float,
+           ungated: tuple[str, ...], as_json: bool) -> None:
     """Exit 1 unless the profile that applies meets both floors on the set."""
     from rag.errors import InputError
     from rag.evaluate import score
     from rag.profiles import read_profile
 
-    evalset, engine, owner, retrievals = _prepare(app, opts, use_profile=True, progress=not as_json)
-    cases = evalset.cases
+    evalset, engine, owner, everything = _prepare(app, opts, use_profile=True, progress=not as_json)
+    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
     if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
         raise InputError(f"set {evalset.name} has {len(cases)} cases; the check needs "
                          "answerable and not_found cases and refuses to pass on nothing")
     report = score(engine, evalset.name, cases, retrievals, engine.params)
     f = report.figures
+    side = score(engine, evalset.name, [c for c, _ in aside], [r for _, r in aside],
+                 engine.params).figures
     known: set[str] | None = None
     if engine.profile_path:
         listed = read_profile(engine.profile_path).get("failed_cases")
@@ -296,14 +329,21 @@ def _check(app: App, opts: dict[str, Any], min_recall: float, max_false: float, 
         problems.append(f"false-answer rate {f.false_answer_rate:.3f} > {max_false}")
     if as_json:
         echo_json({"passed": not problems, "problems": problems, "profile": engine.profile_path,
-                   "figures": f.as_dict(), "regressed": [r.as_dict() for r in regressed],
+                   "figures": f.as_dict(), "ungated": {"tags": list(ungated),
+                                                        "not_found": side.no_answer,
+                                                        "answered": side.false_answers},
+                   "regressed": [r.as_dict() for r in regressed],
                    "failures": [r.as_dict() for r in failures]})
     else:
-        click.echo(f"set {evalset.name}: {len(cases)} cases, owner {owner}; profile "
+        click.echo(f"set {evalset.name}: {len(evalset.cases)} cases ({len(aside)} not counted), "
+                   f"owner {owner}; profile "
                    f"{engine.profile_path or 'none (settings values)'}")
         click.echo(f"answer recall {_rate(f.answer_recall, f.recalled, f.answerable)} "
                    f"(floor {min_recall}), false answers "
                    f"{_rate(f.false_answer_rate, f.false_answers, f.no_answer)} (ceiling {max_false})")
+        if aside:
+            click.echo(f"not counted ({', '.join(ungated)}): {side.false_answers} of "
+                       f"{side.no_answer} not_found cases got sources")
         label = "regressed since calibration" if known is not None else "failing"
         click.echo(f"{label}: {len(regressed)}")
         for r in regressed:

@@ -182,10 +182,13 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
                 prefix_credit=(0.0, 0.5), support_max_distance=(0.0, 0.25, 0.35),
                 support_min_coverage=(0.3, 1.0), topic_max_distance=(0.0, 0.25),
                 topic_min_known=(0.5, 1.0))
-    s = sweep(cases, rs, grid, folds=3)
-    assert list(s.distances) == [0.0, 0.1, 0.15, 0.2, 0.25, 0.3]   # the topic distance joins
+    off_grid = FilterParams(0.17, 0.03, 0.03, 2, 0.45, "idf", 0.25, 0.22, 0.5, 0.21, 0.6)
+    s = sweep(cases, rs, grid, folds=3, also=[off_grid])
+    # topic distances join the distance axis, and so does the extra setting's
+    assert list(s.distances) == [0.0, 0.1, 0.15, 0.17, 0.2, 0.21, 0.25, 0.3]
     # a rule that is off counts once, not once per value of its second knob
-    assert len(s) == 6 * 3 * 4 * 2 * 2 * 2 * 2 * (1 + 2 * 2) * (1 + 2)
+    assert len(s) == 8 * (3 * 4 * 2 * 2 * 2 * 2 * (1 + 2 * 2) * (1 + 2) + 1)
+    extra = [i for i in range(len(s) - 8, len(s)) if s.params(i) == off_grid]
     fold0 = [c.id for c in cases if fold_of(c.id, 3) == 0]
     rules = set()
     # random settings, and settings where the known-topic rule alone admits (its threshold on a
@@ -194,7 +197,7 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
              and p.topic_max_distance and p.vector_max_distance == 0 and p.min_coverage == 1
              and not p.support_max_distance and p.vector_margin == 1]
     recalled, false = s.totals()     # what selection sees, kept for every setting
-    for i in random.Random(1).sample(range(len(s)), 150) + alone:
+    for i in random.Random(1).sample(range(len(s)), 150) + alone + extra:
         report = score(engine, "r", cases, rs, s.params(i))
         f = report.figures
         assert s.figures(i).as_dict() == f.as_dict(), s.params(i)
@@ -204,6 +207,7 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
         assert s.figures(i, [0]).false_answers == sum(r.outcome == "false_answer" for r in held)
         rules.update(e["rule"] for r in report.results for e in r.evidence if e["rule"])
     assert {"vector", "words", "support", "topic"} <= {p for rule in rules for p in rule.split("+")}
+    assert len(extra) == 1
 
 
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
@@ -351,6 +355,8 @@ CASES = [
     ("n2", "Kdo vyhrál loňský maraton v Berlíně?", "not_found"),
     ("n3", "Jak vysoká je hora Sněžka?", "not_found"),
     ("n4", "Kolik měsíců obíhá kolem Jupiteru?", "not_found"),
+    # the topic is there, the fact is not: reported, not counted by default
+    ("m1", "Kolik stojí půjčení služebního kola na víkend?", "not_found", ["near-topic"]),
 ]
 WORDS_ONLY = FilterParams(vector_max_distance=-1.0, vector_margin=0.0, rare_df=0.5,
                           rare_min_chunks=3, min_coverage=0.3, coverage_mode="count")
@@ -364,8 +370,10 @@ def small_set(tmp_path: Path) -> tuple[Path, Path]:
     corpus.write_text("".join(json.dumps({"id": k, "text": v, "lang": "cs"}, ensure_ascii=False) + "\n"
                               for k, v in DOCS.items()), encoding="utf-8")
     cases = tmp_path / "kancelar_cases.jsonl"
-    cases.write_text("".join(json.dumps({"id": i, "question": q, "expect": e}, ensure_ascii=False)
-                             + "\n" for i, q, e in CASES), encoding="utf-8")
+    cases.write_text("".join(json.dumps({"id": c[0], "question": c[1], "expect": c[2],
+                                         "tags": list(c[3]) if len(c) > 3 else []},
+                                        ensure_ascii=False) + "\n" for c in CASES),
+                     encoding="utf-8")
     return cases, corpus
 
 
@@ -381,11 +389,11 @@ def test_eval_reports_every_figure(settings: Settings, small_set: tuple[Path, Pa
     code, out, err = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus), "--json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["cases"] == 10 and data["owner"].startswith("eval:kancelar_cases:")
+    assert data["cases"] == 11 and data["owner"].startswith("eval:kancelar_cases:")
     assert set(data["retrieval"]) == {"fts", "vector", "hybrid"}
     assert data["retrieval"]["fts"]["hit@1"] == 1.0, data["retrieval"]
     p = data["pipeline"]
-    assert (p["answerable"], p["no_answer"]) == (6, 4)
+    assert (p["answerable"], p["no_answer"]) == (6, 5)     # eval counts every not_found case
     assert len(data["failures"]) == 6 - p["recalled"] + p["false_answers"]
     code, text, _ = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus))
     assert code == 0
@@ -427,6 +435,7 @@ def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
     assert profile["model_id"] == "fake/64" and profile["set"] == "kancelar_cases"
     assert profile["figures"]["false_answer_rate"] <= 0.05
     assert profile["held_out"]["pooled"]["answerable"] == 6
+    assert profile["figures"]["no_answer"] == 4 and profile["ungated"]["not_found"] == 1
     params, loaded_from = filter_params(settings, "fake/64")
     assert loaded_from == path and params.as_dict() == profile["params"]
     assert filter_params(settings, "other/8") == (FilterParams.from_settings(settings), None)
@@ -467,3 +476,19 @@ def test_check_refuses_to_pass_on_an_empty_or_one_sided_set(
                          str(corpus), "--profile", str(good))
     assert code == 1
     assert "refuses to pass on nothing" in err and "ok" not in out
+
+
+def test_check_counts_near_topic_cases_only_when_told(
+    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+) -> None:
+    cases, corpus = small_set
+    good = tmp_path / "good.json"
+    write_profile(good, "fake/64", WORDS_ONLY, {})
+    common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus),
+              "--profile", str(good)]
+    code, out, err = run(settings, *common)
+    assert code == 0, out + err
+    assert "not counted (near-topic): 1 of 1 not_found cases got sources" in out
+    code, out, _ = run(settings, *common, "--ungated-tag", "none")
+    assert code == 1
+    assert "false-answer rate 0.200 > 0.05" in out and "m1 false_answer" in out
