@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
@@ -39,7 +40,6 @@ EXTRACTIVE_LABEL = {
     "en": "Excerpt from the source",
 }
 MAX_SOURCES = 5
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+(?=[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽА-ЯЁ0-9„\"(])")
 
 
 class AnswerWriter(Protocol):
@@ -208,10 +208,6 @@ def cited(text: str, n_sources: int) -> list[int]:
         if 1 <= i <= n_sources and i not in seen:
             seen.append(i)
     return seen
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.replace("\n\n", "\n").strip()) if s.strip()]
 
 
 def best_sentences(result: SearchResult, text: str, k: int = 2) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -173,10 +172,6 @@ def embed_question(
                       "message": f"embedder took longer than {timeout:g} s"}
     except Exception as e:  # fail open: any embedder failure leaves full text alone
         return None, {"component": "vector", "reason": "error", "message": " ".join(str(e).split())}
-
-
-_owner_langs: dict[int, tuple[float, list[str]]] = {}
-_owner_langs_lock = threading.Lock()
 
 
 def retrieve(
