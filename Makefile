@@ -34,7 +34,8 @@ test: install-test
 	$(BIN)/python -m pytest -q
 
 lint: install-test
-	$(BIN)/python -m ruff check rag tests bench || true
+	$(BIN)/python -m ruff check rag tests bench
+	$(BIN)/python -m ruff format --check rag tests bench
 	$(BIN)/python -m mypy rag
 
 bench: install

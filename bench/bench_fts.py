@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag.db import Database  # noqa: E402
-from rag.ingest import Ingestor  # noqa: E402
-from rag.loaders import load_path  # noqa: E402
-from rag.retrieve import retrieve  # noqa: E402
-from rag.settings import Settings  # noqa: E402
-from rag.store import ensure_owner  # noqa: E402
-from rag.text import query_keys, tokenize, unaccent  # noqa: E402
+from rag.db import Database
+from rag.ingest import Ingestor
+from rag.loaders import load_path
+from rag.retrieve import retrieve
+from rag.settings import Settings
+from rag.store import ensure_owner
+from rag.text import query_keys, unaccent
 
 TS_RANK_KEYS = """
 SELECT d.source_id FROM chunks c JOIN documents d USING (owner_id, document_id)
@@ -89,23 +89,32 @@ def main() -> None:
     with Database(settings) as db:
         summary = Ingestor(db, settings, None, owner).add_all(
             load_path(args.corpus / "docs.jsonl", max_bytes=settings.max_upload_bytes),
-            workers=settings.ingest_workers)
-        print(f"corpus: {summary.added + summary.replaced} ingested, {summary.unchanged} reused;"
-              f" {len(questions)} questions ({questions_file.name})", file=sys.stderr)
+            workers=settings.ingest_workers,
+        )
+        print(
+            f"corpus: {summary.added + summary.replaced} ingested, {summary.unchanged} reused;"
+            f" {len(questions)} questions ({questions_file.name})",
+            file=sys.stderr,
+        )
         with db.connection() as conn:
             oid = ensure_owner(conn, owner)
             conn.commit()
         lemma_only = settings.replace(weight_stem=0.0, weight_prefix=0.0)
 
         def rag_bm25(s: Settings) -> Callable[[str], list[str]]:
-            return lambda q: [c.source_id for c in retrieve(db, s, None, oid, q, mode="fts").candidates]
+            return lambda q: [
+                c.source_id for c in retrieve(db, s, None, oid, q, mode="fts").candidates
+            ]
 
-        def sql_ranked(query: str, make: Callable[[str], dict[str, object]]) -> Callable[[str], list[str]]:
+        def sql_ranked(
+            query: str, make: Callable[[str], dict[str, object]]
+        ) -> Callable[[str], list[str]]:
             def run(q: str) -> list[str]:
                 with db.connection() as conn:
                     rows = conn.execute(query, {"o": oid, **make(q)}).fetchall()
                     conn.commit()
                 return [r[0] for r in rows]
+
             return run
 
         def keys_or(q: str) -> dict[str, object]:
@@ -120,15 +129,20 @@ def main() -> None:
             "4-char prefixes, OR, ts_rank": sql_ranked(PREFIX_OR, lambda q: {"q": prefix_query(q)}),
         }
         gold = [set(q["relevant"]) for q in questions]
-        print(f"{'system':<32} {'hit@1':>6} {'hit@5':>6} {'hit@10':>7} {'MRR@10':>7} {'found':>6} {'ms/q':>6}")
+        print(
+            f"{'system':<32} {'hit@1':>6} {'hit@5':>6} {'hit@10':>7} {'MRR@10':>7} {'found':>6} {'ms/q':>6}"
+        )
         for name, system in systems.items():
             t = time.perf_counter()
             ranked = [system(q["question"]) for q in questions]
             ms = (time.perf_counter() - t) * 1000 / len(questions)
             m = metrics(ranked, gold)
             found = sum(1 for r in ranked if r) / len(ranked)
-            print(f"{name:<32} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f} {m['hit@10']:>7.3f}"
-                  f" {m['mrr@10']:>7.3f} {found:>6.2f} {ms:>6.1f}", flush=True)
+            print(
+                f"{name:<32} {m['hit@1']:>6.3f} {m['hit@5']:>6.3f} {m['hit@10']:>7.3f}"
+                f" {m['mrr@10']:>7.3f} {found:>6.2f} {ms:>6.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

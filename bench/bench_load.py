@@ -305,8 +305,9 @@ def main() -> None:
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--data-dir", type=Path, help="default: a temporary directory")
     ap.add_argument("--url", help="bench a service that is already running (no sample, no start)")
-    ap.add_argument("--no-warm-up", dest="warm", action="store_false",
-                    help="start the load on a cold service")
+    ap.add_argument(
+        "--no-warm-up", dest="warm", action="store_false", help="start the load on a cold service"
+    )
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = set(names) - set(WORKLOADS)

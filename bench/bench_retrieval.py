@@ -51,8 +51,12 @@ def main() -> None:
 
     folder: Path = args.folder
     noanswer = folder / f"questions_noanswer_{args.split}.jsonl"
-    evalset = external_set(folder / "docs.jsonl", [folder / f"questions_{args.split}.jsonl"],
-                           [noanswer] if noanswer.exists() else [], f"{folder.name}")
+    evalset = external_set(
+        folder / "docs.jsonl",
+        [folder / f"questions_{args.split}.jsonl"],
+        [noanswer] if noanswer.exists() else [],
+        f"{folder.name}",
+    )
     settings = Settings.from_env()
     embedder = make_embedder(settings)
     if embedder is None:
@@ -61,18 +65,29 @@ def main() -> None:
     owner, owner_id = prepare_owner(db, settings, embedder, evalset)
     engine = Engine(db, settings, embedder)
     cases = evalset.cases
-    print(f"{evalset.name} {args.split}: {len(cases)} questions "
-          f"({sum(c.answerable for c in cases)} answerable), owner {owner}, model {embedder.model_id}")
+    print(
+        f"{evalset.name} {args.split}: {len(cases)} questions "
+        f"({sum(c.answerable for c in cases)} answerable), owner {owner}, model {embedder.model_id}"
+    )
     print(f"profile: {engine.profile_path or 'none (settings values)'}")
 
     started = time.perf_counter()
     questions = [engine.validate(c.question) for c in cases]
-    vectors = np.vstack([embedder.embed(questions[i:i + args.batch], kind="query")
-                         for i in range(0, len(questions), args.batch)])
+    vectors = np.vstack(
+        [
+            embedder.embed(questions[i : i + args.batch], kind="query")
+            for i in range(0, len(questions), args.batch)
+        ]
+    )
     embed_s = time.perf_counter() - started
-    print(f"query embedding: {embed_s / len(questions) * 1000:.1f} ms per question (batches of {args.batch})")
+    print(
+        f"query embedding: {embed_s / len(questions) * 1000:.1f} ms per question (batches of {args.batch})"
+    )
 
-    retrievals = [engine.search(owner_id, q, vector=v).retrieval for q, v in zip(questions, vectors, strict=True)]
+    retrievals = [
+        engine.search(owner_id, q, vector=v).retrieval
+        for q, v in zip(questions, vectors, strict=True)
+    ]
     report = score(engine, evalset.name, cases, retrievals, engine.params)
 
     print("\nquality (answerable)   hit@1  hit@5  MRR@10")
@@ -85,24 +100,39 @@ def main() -> None:
         kept = f.no_answer - f.false_answers
         print(f"  no-answer refused   {kept / f.no_answer:.3f} ({kept}/{f.no_answer})")
     sql_ms = [r.timings_ms["sql"] for r in retrievals]
-    print(f"\nlatency of hybrid search without embedding: p50 {percentile(sql_ms, 50):.1f} ms, "
-          f"p95 {percentile(sql_ms, 95):.1f} ms ({len(sql_ms)} searches, exact vector scan "
-          f"below {settings.exact_scan_below} chunks)")
+    print(
+        f"\nlatency of hybrid search without embedding: p50 {percentile(sql_ms, 50):.1f} ms, "
+        f"p95 {percentile(sql_ms, 95):.1f} ms ({len(sql_ms)} searches, exact vector scan "
+        f"below {settings.exact_scan_below} chunks)"
+    )
 
-    exact = [[c.chunk_id for c in sorted((c for c in r.candidates if c.vector_rank is not None),
-                                          key=lambda c: c.vector_rank)][:10] for r in retrievals]
+    exact = [
+        [
+            c.chunk_id
+            for c in sorted(
+                (c for c in r.candidates if c.vector_rank is not None), key=lambda c: c.vector_rank
+            )
+        ][:10]
+        for r in retrievals
+    ]
     print("\nhnsw (exact_scan_below=0)  recall@10  p50 ms  p95 ms")
     for ef in [int(x) for x in args.ef.split(",") if x.strip()]:
         hnsw = settings.replace(exact_scan_below=0, ef_search=ef)
         recalls, ms = [], []
         for q, v, want in zip(questions, vectors, exact, strict=True):
             r = retrieve(db, hnsw, embedder, owner_id, q, mode="vector", vector=v)
-            got = {c.chunk_id for c in r.candidates if c.vector_rank is not None and c.vector_rank <= 10}
+            got = {
+                c.chunk_id
+                for c in r.candidates
+                if c.vector_rank is not None and c.vector_rank <= 10
+            }
             if want:
                 recalls.append(len(got & set(want)) / len(want))
             ms.append(r.timings_ms["sql"])
-        print(f"  ef_search {ef:<14} {statistics.fmean(recalls):.4f}     "
-              f"{percentile(ms, 50):6.1f}  {percentile(ms, 95):6.1f}")
+        print(
+            f"  ef_search {ef:<14} {statistics.fmean(recalls):.4f}     "
+            f"{percentile(ms, 50):6.1f}  {percentile(ms, 95):6.1f}"
+        )
     db.close()
 
 

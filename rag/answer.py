@@ -60,9 +60,14 @@ class Source:
     evidence: dict[str, Any]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"source_id": self.source_id, "document_id": self.document_id,
-                "chunk_id": self.chunk_id, "title": self.title, "text": self.text,
-                "evidence": self.evidence}
+        return {
+            "source_id": self.source_id,
+            "document_id": self.document_id,
+            "chunk_id": self.chunk_id,
+            "title": self.title,
+            "text": self.text,
+            "evidence": self.evidence,
+        }
 
 
 @dataclass
@@ -73,10 +78,18 @@ class Hit:
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
         return {
-            "source_id": c.source_id, "document_id": c.document_id, "chunk_id": c.chunk_id,
-            "title": c.title, "text": c.text, "fts_rank": c.fts_rank, "vector_rank": c.vector_rank,
-            "distance": c.distance, "bm25": c.bm25, "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement), "passed": self.judgement.passed,
+            "source_id": c.source_id,
+            "document_id": c.document_id,
+            "chunk_id": c.chunk_id,
+            "title": c.title,
+            "text": c.text,
+            "fts_rank": c.fts_rank,
+            "vector_rank": c.vector_rank,
+            "distance": c.distance,
+            "bm25": c.bm25,
+            "rrf_score": c.rrf_score,
+            "evidence": evidence(c, self.judgement),
+            "passed": self.judgement.passed,
         }
 
 
@@ -89,14 +102,18 @@ class SearchResult:
     retrieval: Retrieval
 
     def as_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "lang": self.lang,
-                "hits": [h.as_dict() for h in self.hits], "degraded": self.degraded,
-                "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()}}
+        return {
+            "question": self.question,
+            "lang": self.lang,
+            "hits": [h.as_dict() for h in self.hits],
+            "degraded": self.degraded,
+            "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()},
+        }
 
 
 @dataclass
 class Answer:
-    status: str                      # "answered" | "not_found"
+    status: str  # "answered" | "not_found"
     answer: str
     lang: str
     sources: list[Source]
@@ -106,10 +123,16 @@ class Answer:
     citations: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "answer": self.answer, "lang": self.lang,
-                "extractive": self.extractive, "citations": self.citations,
-                "sources": [s.as_dict() for s in self.sources], "llm_called": self.llm_called,
-                "degraded": self.degraded}
+        return {
+            "status": self.status,
+            "answer": self.answer,
+            "lang": self.lang,
+            "extractive": self.extractive,
+            "citations": self.citations,
+            "sources": [s.as_dict() for s in self.sources],
+            "llm_called": self.llm_called,
+            "degraded": self.degraded,
+        }
 
 
 def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
@@ -121,15 +144,21 @@ class Engine:
     """Retrieval, the relevance filter and answering for one database and embedding model."""
 
     def __init__(
-        self, db: Database, settings: Settings, embedder: Embedder | None,
-        llm: AnswerWriter | None = None, params: FilterParams | None = None,
+        self,
+        db: Database,
+        settings: Settings,
+        embedder: Embedder | None,
+        llm: AnswerWriter | None = None,
+        params: FilterParams | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
         self.embedder = embedder
         self.llm = llm
         if params is None:
-            params, self.profile_path = filter_params(settings, embedder.model_id if embedder else None)
+            params, self.profile_path = filter_params(
+                settings, embedder.model_id if embedder else None
+            )
         else:
             self.profile_path = None
         self.params = params
@@ -148,8 +177,14 @@ class Engine:
         return q
 
     def search(
-        self, owner_id: int | None, question: str, *, mode: Mode = "hybrid",
-        limit: int | None = None, params: FilterParams | None = None, vector: Any = None,
+        self,
+        owner_id: int | None,
+        question: str,
+        *,
+        mode: Mode = "hybrid",
+        limit: int | None = None,
+        params: FilterParams | None = None,
+        vector: Any = None,
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each."""
         q = self.validate(question)
@@ -161,8 +196,13 @@ class Engine:
         return SearchResult(q, r.query.lang, hits, r.degraded, r)
 
     def ask(
-        self, owner_id: int | None, question: str, *, history: list[dict[str, str]] | None = None,
-        params: FilterParams | None = None, use_llm: bool = True,
+        self,
+        owner_id: int | None,
+        question: str,
+        *,
+        history: list[dict[str, str]] | None = None,
+        params: FilterParams | None = None,
+        use_llm: bool = True,
     ) -> Answer:
         """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
         result = self.search(owner_id, question, params=params)
@@ -177,15 +217,29 @@ class Engine:
         if not passed:
             return Answer("not_found", NOT_FOUND[lang], lang, [], False, False, degraded)
         sources = [
-            Source(h.candidate.source_id, h.candidate.document_id, h.candidate.chunk_id,
-                   h.candidate.title, h.candidate.text, evidence(h.candidate, h.judgement))
+            Source(
+                h.candidate.source_id,
+                h.candidate.document_id,
+                h.candidate.chunk_id,
+                h.candidate.title,
+                h.candidate.text,
+                evidence(h.candidate, h.judgement),
+            )
             for h in passed
         ]
         if self.llm is not None and use_llm:
             try:
                 text = self.llm.answer(result.question, sources, lang, history)
-                return Answer("answered", text, lang, sources, True, False, degraded,
-                              cited(text, len(sources)))
+                return Answer(
+                    "answered",
+                    text,
+                    lang,
+                    sources,
+                    True,
+                    False,
+                    degraded,
+                    cited(text, len(sources)),
+                )
             except LLMError as e:
                 log.warning("LLM failed, answering extractively: %s", e)
                 degraded.append({"component": "llm", "reason": "error", "message": str(e)})
@@ -193,8 +247,13 @@ class Engine:
         return self._extractive(result, sources, lang, degraded, llm_called=False)
 
     def _extractive(
-        self, result: SearchResult, sources: list[Source], lang: str,
-        degraded: list[dict[str, str]], *, llm_called: bool,
+        self,
+        result: SearchResult,
+        sources: list[Source],
+        lang: str,
+        degraded: list[dict[str, str]],
+        *,
+        llm_called: bool,
     ) -> Answer:
         text = f"{EXTRACTIVE_LABEL[lang]} [1]: {best_sentences(result, sources[0].text)} [1]"
         return Answer("answered", text, lang, sources, llm_called, True, degraded, [1])
@@ -221,7 +280,7 @@ def best_sentences(result: SearchResult, text: str, k: int = 2) -> str:
     lang = result.lang
     scored = []
     for i, s in enumerate(sentences):
-        keys = chunk_keys(s, lang).keys
-        scored.append((sum(1 for key in wanted if key in keys), -i))
+        found = chunk_keys(s, lang).keys
+        scored.append((sum(1 for key in wanted if key in found), -i))
     top = sorted(range(len(sentences)), key=lambda i: scored[i], reverse=True)[:k]
     return " ".join(sentences[i] for i in sorted(top))

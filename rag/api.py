@@ -160,7 +160,8 @@ def create_app(
         # Sync handlers wait on the pool, the embedder and the chat model; asyncio's default
         # executor has only min(32, CPUs + 4) threads, so a few slow answers would stall the rest.
         asyncio.get_running_loop().set_default_executor(
-            ThreadPoolExecutor(max_workers=64, thread_name_prefix="rag-worker"))
+            ThreadPoolExecutor(max_workers=64, thread_name_prefix="rag-worker")
+        )
         await sync_to_thread(services.open, db)
 
     async def shutdown(app: Litestar) -> None:

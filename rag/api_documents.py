@@ -50,20 +50,32 @@ class AddDocumentOperation(Operation):
         document = Schema(
             type=obj,
             required=["source_id", "text"],
-            properties={"source_id": string, "text": string, "title": string, "lang": string,
-                        "metadata": Schema(type=obj)},
+            properties={
+                "source_id": string,
+                "text": string,
+                "title": string,
+                "lang": string,
+                "metadata": Schema(type=obj),
+            },
             description=DocumentIn.__doc__,
         )
         upload = Schema(
             type=obj,
             required=["file"],
-            properties={"file": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
-                        "source_id": string, "title": string, "lang": string},
+            properties={
+                "file": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
+                "source_id": string,
+                "title": string,
+                "lang": string,
+            },
         )
-        self.request_body = RequestBody(required=True, content={
-            "application/json": OpenAPIMediaType(schema=document),
-            "multipart/form-data": OpenAPIMediaType(schema=upload),
-        })
+        self.request_body = RequestBody(
+            required=True,
+            content={
+                "application/json": OpenAPIMediaType(schema=document),
+                "multipart/form-data": OpenAPIMediaType(schema=upload),
+            },
+        )
 
 
 def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFailure]:

@@ -189,8 +189,12 @@ def http_error_handler(
     if status == 500 and exc.detail == "client disconnected prematurely":
         # an upload cut off mid-body: the client's doing, and nothing was written
         log.info("%s %s: client disconnected mid-body", request.method, request.url.path)
-        return problem("bad-request", "the client disconnected before the body was complete",
-                       status=400, instance=request.url.path)
+        return problem(
+            "bad-request",
+            "the client disconnected before the body was complete",
+            status=400,
+            instance=request.url.path,
+        )
     kind = _STATUS_KIND.get(status, "internal" if status >= 500 else "bad-request")
     if status >= 500:
         log.error("%s %s: %s", request.method, request.url.path, exc.detail)

@@ -118,8 +118,14 @@ class Services:
         """Ingest documents for the caller, under row-level security."""
         # rag_service creates no owners and no indexes: the caller's owner exists already and
         # the model's index was made in open().
-        ingestor = Ingestor(self.scoped(caller), self.settings, self.embedder, caller.owner,
-                            owner_id=caller.owner_id, ensure_index=False)
+        ingestor = Ingestor(
+            self.scoped(caller),
+            self.settings,
+            self.embedder,
+            caller.owner,
+            owner_id=caller.owner_id,
+            ensure_index=False,
+        )
         return ingestor.add_all(items)
 
     def readiness(self) -> dict[str, Any]:

@@ -61,8 +61,6 @@ RETURNING key_id, owner_id, label, revoked_at
 """
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Caller:
     """Whom a request acts for."""

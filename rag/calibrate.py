@@ -49,14 +49,21 @@ MAX_DISTANCES = 400
 FOLDS = 5
 # The tie-break order after false answers (1: lower wins, -1: higher wins).
 KNOBS: tuple[tuple[str, int], ...] = (
-    ("vector_max_distance", 1), ("support_max_distance", 1), ("topic_max_distance", 1),
-    ("vector_margin", 1), ("min_coverage", -1), ("support_min_coverage", -1),
-    ("topic_min_known", -1), ("rare_df", 1), ("rare_min_chunks", 1), ("coverage_mode", 1),
+    ("vector_max_distance", 1),
+    ("support_max_distance", 1),
+    ("topic_max_distance", 1),
+    ("vector_margin", 1),
+    ("min_coverage", -1),
+    ("support_min_coverage", -1),
+    ("topic_min_known", -1),
+    ("rare_df", 1),
+    ("rare_min_chunks", 1),
+    ("coverage_mode", 1),
     ("prefix_credit", 1),
 )
-MODES = ("count", "idf")   # simpler first
+MODES = ("count", "idf")  # simpler first
 NEAR_QUANTILES = (30, 55, 80)
-Counts = tuple[np.ndarray, np.ndarray, np.ndarray]   # recalled, refused, false: (distances, folds)
+Counts = tuple[np.ndarray, np.ndarray, np.ndarray]  # recalled, refused, false: (distances, folds)
 
 
 @dataclass(frozen=True)
@@ -84,17 +91,22 @@ def fold_of(case_id: str, folds: int = FOLDS) -> int:
 
 
 def _best_distances(retrievals: Sequence[Retrieval]) -> list[float]:
-    return [min(ds) for r in retrievals
-            if (ds := [c.distance for c in r.candidates if c.distance is not None])]
+    return [
+        min(ds)
+        for r in retrievals
+        if (ds := [c.distance for c in r.candidates if c.distance is not None])
+    ]
 
 
-def distance_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
+def distance_axis(
+    retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP
+) -> tuple[float, ...]:
     """Distances in fine steps, from just below the closest best candidate (the vector rule off)
     to the farthest best candidate."""
     best = _best_distances(retrievals)
     if not best:
         return (-1.0,)
-    lo = math.ceil(min(best) / step) - 1   # the largest step strictly below every best
+    lo = math.ceil(min(best) / step) - 1  # the largest step strictly below every best
     hi = math.ceil(max(best) / step)
     n = hi - lo + 1
     stride = max(1, math.ceil(n / MAX_DISTANCES))
@@ -115,13 +127,13 @@ class Sweep:
     """Recalled and false answers per setting and fold. A setting is a block (every knob but the
     vector distance) and a distance; blocks that judge alike share one result."""
 
-    blocks: dict[str, np.ndarray]      # knob -> value per block (coverage_mode: index in MODES)
-    result: np.ndarray                 # block -> index into the results
+    blocks: dict[str, np.ndarray]  # knob -> value per block (coverage_mode: index in MODES)
+    result: np.ndarray  # block -> index into the results
     distances: np.ndarray
-    recalled: np.ndarray               # (results, distances, folds)
+    recalled: np.ndarray  # (results, distances, folds)
     false_answers: np.ndarray
-    answerable: np.ndarray             # per fold
-    no_answer: np.ndarray              # per fold
+    answerable: np.ndarray  # per fold
+    no_answer: np.ndarray  # per fold
     # every count of one block, at every distance (refusals are not kept for all settings)
     recount: Callable[[int], Counts] | None = None
 
@@ -146,9 +158,18 @@ class Sweep:
             recalled, refused, false = (x[d, f].sum() for x in self.recount(block))
         else:
             r = int(self.result[block])
-            recalled, refused, false = self.recalled[r, d, f].sum(), 0, self.false_answers[r, d, f].sum()
-        return Figures(int(self.answerable[f].sum()), int(self.no_answer[f].sum()), int(recalled),
-                       int(refused), int(false))
+            recalled, refused, false = (
+                self.recalled[r, d, f].sum(),
+                0,
+                self.false_answers[r, d, f].sum(),
+            )
+        return Figures(
+            int(self.answerable[f].sum()),
+            int(self.no_answer[f].sum()),
+            int(recalled),
+            int(refused),
+            int(false),
+        )
 
     def totals(self, folds: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Recalled and false answers of every setting on ``folds``, flat in setting order."""
@@ -169,9 +190,9 @@ class Sweep:
 
 @dataclass
 class _CaseArrays:
-    dist: np.ndarray      # (Q, K) nan where no distance
+    dist: np.ndarray  # (Q, K) nan where no distance
     margin: np.ndarray
-    known: np.ndarray     # (Q,) share of the question's words the corpus knows
+    known: np.ndarray  # (Q,) share of the question's words the corpus knows
     answerable: np.ndarray
     fold: np.ndarray
     gold_rows: np.ndarray  # answerable-row and column of every gold candidate, row-major
@@ -192,11 +213,20 @@ def _arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) 
             known[i] = judgement.known
     answerable = np.array([c.answerable for c in cases], dtype=bool)
     rows, cols = np.nonzero(gold[answerable])
-    return _CaseArrays(dist, margin, known, answerable,
-                       np.array([fold_of(c.id, folds) for c in cases], dtype=int), rows, cols)
+    return _CaseArrays(
+        dist,
+        margin,
+        known,
+        answerable,
+        np.array([fold_of(c.id, folds) for c in cases], dtype=int),
+        rows,
+        cols,
+    )
 
 
-def _judged(retrievals: Sequence[Retrieval], k: int, params: FilterParams) -> tuple[np.ndarray, np.ndarray]:
+def _judged(
+    retrievals: Sequence[Retrieval], k: int, params: FilterParams
+) -> tuple[np.ndarray, np.ndarray]:
     """Coverage and support of every candidate under ``params`` (-1 where no candidate)."""
     cov, sup = np.full((len(retrievals), k), -1.0), np.full((len(retrievals), k), -1.0)
     for i, r in enumerate(retrievals):
@@ -238,8 +268,12 @@ def _with_topic(outcome: np.ndarray, qualifies: np.ndarray, column: np.ndarray) 
 
 
 def sweep(
-    cases: Sequence[Case], retrievals: Sequence[Retrieval], grid: Grid | None = None,
-    *, folds: int = FOLDS, also: Sequence[FilterParams] = (),
+    cases: Sequence[Case],
+    retrievals: Sequence[Retrieval],
+    grid: Grid | None = None,
+    *,
+    folds: int = FOLDS,
+    also: Sequence[FilterParams] = (),
 ) -> Sweep:
     """Count every setting's outcomes per fold without querying the database again.
 
@@ -253,16 +287,28 @@ def sweep(
     a = _arrays(cases, retrievals, folds)
     topics = [d for d in (grid.topic_max_distance or near_axis(retrievals)) if d > 0]
     # topic distances join the distance axis: a question is judged exactly at one of them
-    dists = np.array(sorted({*(grid.vector_max_distance or distance_axis(retrievals)), *topics,
-                             *(p.vector_max_distance for p in also),
-                             *(p.topic_max_distance for p in also if p.topic_max_distance > 0)}))
+    dists = np.array(
+        sorted(
+            {
+                *(grid.vector_max_distance or distance_axis(retrievals)),
+                *topics,
+                *(p.vector_max_distance for p in also),
+                *(p.topic_max_distance for p in also if p.topic_max_distance > 0),
+            }
+        )
+    )
     supports = grid.support_max_distance or near_axis(retrievals)
     support_rules = [(0.0, grid.support_min_coverage[0])] + [
-        (sd, sc) for sd in supports if sd > 0 for sc in grid.support_min_coverage]
+        (sd, sc) for sd in supports if sd > 0 for sc in grid.support_min_coverage
+    ]
     topic_rules = [(0.0, grid.topic_min_known[0])] + [
-        (td, tk) for td in topics for tk in grid.topic_min_known]
-    columns = {td: np.maximum(np.arange(len(dists)), int(np.searchsorted(dists, td)))
-               for td in dists if td > 0}
+        (td, tk) for td in topics for tk in grid.topic_min_known
+    ]
+    columns = {
+        td: np.maximum(np.arange(len(dists)), int(np.searchsorted(dists, td)))
+        for td in dists
+        if td > 0
+    }
     ans, na = a.answerable, ~a.answerable
     chunk_counts = sorted({max(r.chunk_count, 1) for r in retrievals})
     # A fold's count never exceeds its cases: most sets fit in one byte.
@@ -272,13 +318,24 @@ def sweep(
     first: dict[tuple[Any, ...], int] = {}
     stored: list[tuple[np.ndarray, np.ndarray]] = []
     rows: list[tuple[float, ...]] = []
-    names = ("vector_margin", "min_coverage", "rare_df", "rare_min_chunks", "coverage_mode",
-             "prefix_credit", "support_max_distance", "support_min_coverage",
-             "topic_max_distance", "topic_min_known")
+    names = (
+        "vector_margin",
+        "min_coverage",
+        "rare_df",
+        "rare_min_chunks",
+        "coverage_mode",
+        "prefix_credit",
+        "support_max_distance",
+        "support_min_coverage",
+        "topic_max_distance",
+        "topic_min_known",
+    )
 
-    def thresholds(key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float) -> np.ndarray:
+    def thresholds(
+        key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float
+    ) -> np.ndarray:
         cov, sup = judged[key]
-        near = a.margin <= margin                          # nan margin: never
+        near = a.margin <= margin  # nan margin: never
         fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
         return np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
 
@@ -288,8 +345,9 @@ def sweep(
         # Settings with the same rare limit for every owner judge words identically.
         key = (tuple(max(rdf * n, rmc) for n in chunk_counts), mode, credit)
         if key not in judged:
-            judged[key] = _judged(retrievals, a.dist.shape[1],
-                                  FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit))
+            judged[key] = _judged(
+                retrievals, a.dist.shape[1], FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit)
+            )
         return key
 
     def store(ck: tuple[Any, ...], rules: Sequence[tuple[float, float]]) -> None:
@@ -300,8 +358,12 @@ def sweep(
             if td > 0:
                 rec = _with_topic(recalled, a.known[ans] >= tk, columns[td])
                 fa = _with_topic(answered, a.known[na] >= tk, columns[td])
-            stored.append((_fold_counts(rec, a.fold[ans], folds).astype(dtype),
-                           _fold_counts(fa, a.fold[na], folds).astype(dtype)))
+            stored.append(
+                (
+                    _fold_counts(rec, a.fold[ans], folds).astype(dtype),
+                    _fold_counts(fa, a.fold[na], folds).astype(dtype),
+                )
+            )
 
     for rdf, rmc, mode, credit in itertools.product(
         grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit
@@ -314,46 +376,96 @@ def sweep(
             if (ck, tuple(topic_rules)) not in first:
                 store(ck, topic_rules)
             for j, (td, tk) in enumerate(topic_rules):
-                rows.append((margin, cov_min, rdf, rmc, MODES.index(mode), credit, sd, sc, td, tk,
-                             first[(ck, tuple(topic_rules))] + j))
+                rows.append(
+                    (
+                        margin,
+                        cov_min,
+                        rdf,
+                        rmc,
+                        MODES.index(mode),
+                        credit,
+                        sd,
+                        sc,
+                        td,
+                        tk,
+                        first[(ck, tuple(topic_rules))] + j,
+                    )
+                )
     for p in also:
         key = word_key(p.rare_df, p.rare_min_chunks, p.coverage_mode, p.prefix_credit)
         sd = p.support_max_distance if p.support_max_distance > 0 else 0.0
         ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage)
         rule = [(max(p.topic_max_distance, 0.0), p.topic_min_known)]
         store(ck, rule)
-        rows.append((p.vector_margin, p.min_coverage, p.rare_df, p.rare_min_chunks,
-                     MODES.index(p.coverage_mode), p.prefix_credit, sd, p.support_min_coverage,
-                     *rule[0], len(stored) - 1))
+        rows.append(
+            (
+                p.vector_margin,
+                p.min_coverage,
+                p.rare_df,
+                p.rare_min_chunks,
+                MODES.index(p.coverage_mode),
+                p.prefix_credit,
+                sd,
+                p.support_min_coverage,
+                *rule[0],
+                len(stored) - 1,
+            )
+        )
     table = np.array(rows, dtype=float)
     blocks = {name: table[:, i] for i, name in enumerate(names)}
 
     @lru_cache(maxsize=64)
     def recount(block: int) -> Counts:
         v = {k: blocks[k][block].item() for k in names}
-        key = (tuple(max(v["rare_df"] * n, v["rare_min_chunks"]) for n in chunk_counts),
-               MODES[int(v["coverage_mode"])], v["prefix_credit"])
-        out = _outcomes(thresholds(key, v["vector_margin"], v["min_coverage"],
-                                   v["support_max_distance"], v["support_min_coverage"]), a, dists)
+        key = (
+            tuple(max(v["rare_df"] * n, v["rare_min_chunks"]) for n in chunk_counts),
+            MODES[int(v["coverage_mode"])],
+            v["prefix_credit"],
+        )
+        out = _outcomes(
+            thresholds(
+                key,
+                v["vector_margin"],
+                v["min_coverage"],
+                v["support_max_distance"],
+                v["support_min_coverage"],
+            ),
+            a,
+            dists,
+        )
         if v["topic_max_distance"] > 0:
             col = columns[v["topic_max_distance"]]
             qualifies = a.known >= v["topic_min_known"]
-            out = (_with_topic(out[0], qualifies[ans], col), _with_topic(out[1], qualifies[ans], col),
-                   _with_topic(out[2], qualifies[na], col))
-        return (_fold_counts(out[0], a.fold[ans], folds), _fold_counts(out[1], a.fold[ans], folds),
-                _fold_counts(out[2], a.fold[na], folds))
+            out = (
+                _with_topic(out[0], qualifies[ans], col),
+                _with_topic(out[1], qualifies[ans], col),
+                _with_topic(out[2], qualifies[na], col),
+            )
+        return (
+            _fold_counts(out[0], a.fold[ans], folds),
+            _fold_counts(out[1], a.fold[ans], folds),
+            _fold_counts(out[2], a.fold[na], folds),
+        )
 
-    return Sweep(blocks, table[:, -1].astype(int), dists,
-                 np.stack([x[0] for x in stored]), np.stack([x[1] for x in stored]),
-                 np.bincount(a.fold[ans], minlength=folds), np.bincount(a.fold[na], minlength=folds),
-                 recount)
+    return Sweep(
+        blocks,
+        table[:, -1].astype(int),
+        dists,
+        np.stack([x[0] for x in stored]),
+        np.stack([x[1] for x in stored]),
+        np.bincount(a.fold[ans], minlength=folds),
+        np.bincount(a.fold[na], minlength=folds),
+        recount,
+    )
 
 
 def _totals(s: Sweep, folds: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
     """Recalled and false answers per result and distance on ``folds``."""
     f = s._folds(folds)
-    return (s.recalled[:, :, f].sum(axis=2, dtype=np.int32),
-            s.false_answers[:, :, f].sum(axis=2, dtype=np.int32))
+    return (
+        s.recalled[:, :, f].sum(axis=2, dtype=np.int32),
+        s.false_answers[:, :, f].sum(axis=2, dtype=np.int32),
+    )
 
 
 def _pick(s: Sweep, chosen: np.ndarray) -> int:
@@ -400,9 +512,12 @@ class HeldOut:
     pooled: Figures = field(default_factory=Figures)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"method": f"{len(self.folds)}-fold cross-validation, fold = sha1(case id) mod "
-                          f"{len(self.folds)}", "pooled": self.pooled.as_dict(),
-                "folds": self.folds}
+        return {
+            "method": f"{len(self.folds)}-fold cross-validation, fold = sha1(case id) mod "
+            f"{len(self.folds)}",
+            "pooled": self.pooled.as_dict(),
+            "folds": self.folds,
+        }
 
 
 def held_out(s: Sweep, ceiling: float) -> HeldOut:
@@ -420,8 +535,15 @@ def held_out(s: Sweep, ceiling: float) -> HeldOut:
         test = s.figures(i, [k])
         for name in ("answerable", "no_answer", "recalled", "refused", "false_answers"):
             setattr(pooled, name, getattr(pooled, name) + getattr(test, name))
-        result.folds.append({"fold": k, "feasible": feasible, "params": s.params(i).as_dict(),
-                             "train": s.figures(i, train).as_dict(), "test": test.as_dict()})
+        result.folds.append(
+            {
+                "fold": k,
+                "feasible": feasible,
+                "params": s.params(i).as_dict(),
+                "train": s.figures(i, train).as_dict(),
+                "test": test.as_dict(),
+            }
+        )
     return result
 
 
@@ -450,13 +572,26 @@ def plot(s: Sweep, chosen: int, ceiling: float, path: Path, title: str) -> None:
     fx, fy = xy(frontier(s))
     ax.step(fx, fy, where="post", color="tab:blue", label="best recall at each false-answer rate")
     cx, cy = xy(distance_curve(s, chosen))
-    ax.plot(cx, cy, ".", color="tab:gray", alpha=0.6, ms=4,
-            label="chosen setting, vector_max_distance varied")
+    ax.plot(
+        cx,
+        cy,
+        ".",
+        color="tab:gray",
+        alpha=0.6,
+        ms=4,
+        label="chosen setting, vector_max_distance varied",
+    )
     x, y = xy([chosen])
     p = s.params(chosen)
-    ax.plot(x, y, "o", color="tab:red", ms=9,
-            label=f"chosen: distance {p.vector_max_distance:g}, margin {p.vector_margin:g}, "
-                  f"coverage {p.min_coverage:g}")
+    ax.plot(
+        x,
+        y,
+        "o",
+        color="tab:red",
+        ms=9,
+        label=f"chosen: distance {p.vector_max_distance:g}, margin {p.vector_margin:g}, "
+        f"coverage {p.min_coverage:g}",
+    )
     ax.axvline(ceiling, color="tab:red", ls="--", lw=1, label=f"ceiling {ceiling:.0%}")
     ax.set_xlabel("false-answer rate (not_found cases given sources)")
     ax.set_ylabel("answer recall (gold source among the answer's sources)")

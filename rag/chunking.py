@@ -44,7 +44,7 @@ ABBREVIATIONS = frozenset(
     s.r.o a.s spol v.o.s k.s o.p.s z.s n.p t.j t.zv
     e.g i.e etc vs mr mrs ms inc ltd fig approx cf
     z.b bzw usw ca nr d.h
-    """.split()  # noqa: SIM905  # a word list reads best as words
+    """.split()  # a word list reads best as words
 )
 # "nám" is also a pronoun ("dal to nám."): treating it as an abbreviation only ever merges two
 # sentences, which costs a chunk nothing, while splitting "nám. Míru" would break an address.

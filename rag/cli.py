@@ -158,13 +158,16 @@ def _ingest(
     from tqdm import tqdm
 
     from rag.ingest import Ingestor
-    from rag.loaders import iter_paths, load_path
+    from rag.loaders import LoadedDocument, iter_paths, load_path
 
     settings = app.settings
     files = list(iter_paths(paths))
     bar = tqdm(
-        total=len(files), unit="file", disable=as_json or len(files) < 2,
-        file=sys.stderr, leave=False,
+        total=len(files),
+        unit="file",
+        disable=as_json or len(files) < 2,
+        file=sys.stderr,
+        leave=False,
     )
     ingestor = Ingestor(app.db, settings, app.embedder, owner)
 
@@ -173,9 +176,12 @@ def _ingest(
     def items() -> Any:
         for path in files:
             for item in load_path(path, max_bytes=settings.max_upload_bytes):
-                source_id = getattr(item, "source_id", "")
-                if prefix and source_id.startswith(prefix):
-                    item = dataclasses.replace(item, source_id=source_id[len(prefix):])
+                if (
+                    prefix
+                    and isinstance(item, LoadedDocument)
+                    and item.source_id.startswith(prefix)
+                ):
+                    item = dataclasses.replace(item, source_id=item.source_id[len(prefix) :])
                 yield item
             bar.update(1)
 
@@ -189,8 +195,8 @@ def _ingest(
         for reason in summary.degraded:
             click.echo(f"rag: warning: {reason}; run `rag reindex` later", err=True)
         click.echo(
-                f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
-                f" {summary.failed} failed; {summary.chunks} chunks"
+            f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
+            f" {summary.failed} failed; {summary.chunks} chunks"
             f" ({summary.unembedded} unembedded) in {summary.seconds:.1f} s"
         )
     if summary.failed:
@@ -243,8 +249,14 @@ def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
         raise RagError(f"owner {owner!r} has no documents")
     total = count_pending(app.db, owner_id, app.embedder.model_id, force=force)
     with tqdm(total=total, unit="chunk", disable=as_json, file=sys.stderr, leave=False) as bar:
-        summary = run(app.db, app.embedder, owner_id, force=force,
-                      batch=app.settings.embed_batch, progress=bar.update)
+        summary = run(
+            app.db,
+            app.embedder,
+            owner_id,
+            force=force,
+            batch=app.settings.embed_batch,
+            progress=bar.update,
+        )
     if as_json:
         echo_json({"model": app.embedder.model_id, **summary.as_dict()})
     else:
@@ -283,7 +295,9 @@ def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) 
         echo_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  {r['title'] or ''}")
+        click.echo(
+            f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  {r['title'] or ''}"
+        )
 
 
 @documents.command("show")
@@ -350,9 +364,11 @@ def stats(app: App, owner: str, as_json: bool) -> None:
 
 
 # Commands defined in other modules register themselves on import.
-from rag import cli_query  # noqa: E402,F401
-from rag import cli_serve  # noqa: E402,F401
-from rag import cli_eval  # noqa: E402,F401
+from rag import (  # noqa: E402
+    cli_eval,  # noqa: F401
+    cli_query,  # noqa: F401
+    cli_serve,  # noqa: F401
+)
 
 
 def main() -> None:

@@ -30,11 +30,16 @@ def keys_command(text: str, lang: str | None, as_json: bool) -> None:
     language = lang or detect_language(text)
     q = query_keys(text, language)
     c = chunk_keys(text, language)
-    data = {
+    data: dict[str, Any] = {
         "lang": language,
         "tokens": [
-            {"surface": w.surface, "form": w.form, "keys": list(w.keys),
-             "content_word": w in q.words, "needs_form_map": w.needs_form_map}
+            {
+                "surface": w.surface,
+                "form": w.form,
+                "keys": list(w.keys),
+                "content_word": w in q.words,
+                "needs_form_map": w.needs_form_map,
+            }
             for w in q.all_words
         ],
         "chunk_keys": c.keys,
@@ -53,8 +58,9 @@ def keys_command(text: str, lang: str | None, as_json: bool) -> None:
 @cli.command()
 @click.argument("question")
 @owner_option
-@click.option("--mode", type=click.Choice(["hybrid", "fts", "vector"]), default="hybrid",
-              show_default=True)
+@click.option(
+    "--mode", type=click.Choice(["hybrid", "fts", "vector"]), default="hybrid", show_default=True
+)
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
 @json_option
 @pass_app

@@ -106,7 +106,9 @@ def _prune_dead_handles(pgdata: Path) -> None:
         pids = []
     alive = [p for p in pids if isinstance(p, int) and _pid_alive(p)]
     if alive != pids:
-        log.info("embedded PostgreSQL: adopting server left by dead processes %s", set(pids) - set(alive))
+        log.info(
+            "embedded PostgreSQL: adopting server left by dead processes %s", set(pids) - set(alive)
+        )
         handles.write_text(json.dumps(alive))
 
 
@@ -122,7 +124,9 @@ def _pid_alive(pid: int) -> bool:
 
 def _ensure_database(admin_url: str) -> None:
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (_DB_NAME,)).fetchone()
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (_DB_NAME,)
+        ).fetchone()
         if not exists:
             try:
                 conn.execute(f'CREATE DATABASE "{_DB_NAME}"')
@@ -198,7 +202,9 @@ def migration_status(url: str, sql_dir: Path = SQL_DIR) -> list[tuple[Migration,
     """Each known migration with the time it was applied (None when pending)."""
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            has_table = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+            has_table = conn.execute(
+                "SELECT to_regclass('schema_migrations') IS NOT NULL"
+            ).fetchone()
             rows = {}
             if has_table and has_table[0]:
                 rows = {

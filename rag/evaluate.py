@@ -77,7 +77,7 @@ class EvalSet:
     name: str
     cases: list[Case]
     corpus: list[Path]
-    rebase: Path | None = None   # file source_ids become paths relative to this directory
+    rebase: Path | None = None  # file source_ids become paths relative to this directory
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -154,7 +154,9 @@ def regression_set(path: Path | None = None, corpus: Path | None = None) -> Eval
 
 
 def external_set(
-    docs: Path, questions: Sequence[Path] = (), noanswer: Sequence[Path] = (),
+    docs: Path,
+    questions: Sequence[Path] = (),
+    noanswer: Sequence[Path] = (),
     name: str | None = None,
 ) -> EvalSet:
     """An external corpus with answerable and no-answer question files."""
@@ -177,10 +179,12 @@ def load_corpus(evalset: EvalSet, max_bytes: int) -> list[LoadedDocument]:
             if isinstance(item, LoadFailure):
                 raise InputError(f"evaluation corpus: {item.error}")
             if prefix and item.source_id.startswith(prefix):
-                item = replace(item, source_id=item.source_id[len(prefix):])
+                item = replace(item, source_id=item.source_id[len(prefix) :])
             docs.append(item)
     if not docs:
-        raise InputError(f"evaluation corpus {', '.join(map(str, evalset.corpus))} has no documents")
+        raise InputError(
+            f"evaluation corpus {', '.join(map(str, evalset.corpus))} has no documents"
+        )
     return docs
 
 
@@ -200,8 +204,12 @@ def owner_name(evalset: EvalSet, digest: str) -> str:
 
 
 def prepare_owner(
-    db: Database, settings: Settings, embedder: Embedder | None, evalset: EvalSet,
-    *, progress: bool = True,
+    db: Database,
+    settings: Settings,
+    embedder: Embedder | None,
+    evalset: EvalSet,
+    *,
+    progress: bool = True,
 ) -> tuple[str, int]:
     """Ingest the set's corpus into its dedicated owner unless it is already there, complete.
 
@@ -220,8 +228,13 @@ def prepare_owner(
     embedded = stats.models.get(model, 0) if model else stats.chunks
     if owner_id is not None and stats.documents == expected and embedded == stats.chunks > 0:
         return name, owner_id
-    with tqdm(unit="chunk", desc=f"embedding {evalset.name}", file=sys.stderr,
-              disable=not progress or embedder is None, leave=False) as bar:
+    with tqdm(
+        unit="chunk",
+        desc=f"embedding {evalset.name}",
+        file=sys.stderr,
+        disable=not progress or embedder is None,
+        leave=False,
+    ) as bar:
         counting = _Counting(embedder, bar.update) if embedder is not None else None
         ingestor = Ingestor(db, settings, counting, name)
         summary = ingestor.add_all(docs)
@@ -253,17 +266,27 @@ class _Counting:
 
 
 def retrieve_all(
-    engine: Engine, owner_id: int, cases: Sequence[Case], *, progress: bool = True,
+    engine: Engine,
+    owner_id: int,
+    cases: Sequence[Case],
+    *,
+    progress: bool = True,
     batch: int = QUERY_BATCH,
 ) -> list[Retrieval]:
     """Retrieve every case's question once, query vectors embedded in batches."""
     from tqdm import tqdm
 
     out: list[Retrieval] = []
-    with tqdm(total=len(cases), unit="q", desc="retrieving", file=sys.stderr,
-              disable=not progress, leave=False) as bar:
+    with tqdm(
+        total=len(cases),
+        unit="q",
+        desc="retrieving",
+        file=sys.stderr,
+        disable=not progress,
+        leave=False,
+    ) as bar:
         for start in range(0, len(cases), batch):
-            part = cases[start:start + batch]
+            part = cases[start : start + batch]
             questions = [engine.validate(c.question) for c in part]
             vectors: Any = [None] * len(part)
             if engine.embedder is not None:
@@ -286,8 +309,10 @@ def ranking(r: Retrieval, mode: str) -> list[str]:
         cands = list(r.candidates)
     else:
         attr = "fts_rank" if mode == "fts" else "vector_rank"
-        cands = sorted((c for c in r.candidates if getattr(c, attr) is not None),
-                       key=lambda c: getattr(c, attr))
+        cands = sorted(
+            (c for c in r.candidates if getattr(c, attr) is not None),
+            key=lambda c: getattr(c, attr),
+        )
     return list(dict.fromkeys(c.source_id for c in cands))
 
 
@@ -303,9 +328,9 @@ class CaseResult:
 
     case: Case
     ranks: dict[str, int | None]
-    status: str                     # "answered" | "not_found"
-    sources: list[str]              # the answer's source_ids, in order
-    outcome: str                    # recalled | wrong_sources | refused | refused_correctly | false_answer
+    status: str  # "answered" | "not_found"
+    sources: list[str]  # the answer's source_ids, in order
+    outcome: str  # recalled | wrong_sources | refused | refused_correctly | false_answer
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -313,29 +338,44 @@ class CaseResult:
         return self.outcome in ("recalled", "refused_correctly")
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.case.id, "question": self.case.question,
-                "expect": list(self.case.expect) or "not_found", "tags": list(self.case.tags),
-                "ranks": self.ranks, "status": self.status, "sources": self.sources,
-                "outcome": self.outcome, "evidence": self.evidence}
+        return {
+            "id": self.case.id,
+            "question": self.case.question,
+            "expect": list(self.case.expect) or "not_found",
+            "tags": list(self.case.tags),
+            "ranks": self.ranks,
+            "status": self.status,
+            "sources": self.sources,
+            "outcome": self.outcome,
+            "evidence": self.evidence,
+        }
 
 
 def _evidence(hit: Hit, position: int) -> dict[str, Any]:
     c, j = hit.candidate, hit.judgement
     words = [f"{w.word}:{w.matched_by or '-'}{'' if w.rare else '(common)'}" for w in j.words]
-    return {"source_id": c.source_id, "chunk_id": c.chunk_id, "position": position,
-            "fts_rank": c.fts_rank, "vector_rank": c.vector_rank,
-            "distance": None if c.distance is None else round(c.distance, 4),
-            "margin": None if j.margin is None else round(j.margin, 4),
-            "coverage": round(j.coverage, 3), "support": round(j.support, 3),
-            "passed": j.passed, "rule": j.rule,
-            "words": words}
+    return {
+        "source_id": c.source_id,
+        "chunk_id": c.chunk_id,
+        "position": position,
+        "fts_rank": c.fts_rank,
+        "vector_rank": c.vector_rank,
+        "distance": None if c.distance is None else round(c.distance, 4),
+        "margin": None if j.margin is None else round(j.margin, 4),
+        "coverage": round(j.coverage, 3),
+        "support": round(j.support, 3),
+        "passed": j.passed,
+        "rule": j.rule,
+        "words": words,
+    }
 
 
 def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams) -> CaseResult:
     """Re-judge a cached retrieval with ``params`` and answer through the engine, without an LLM."""
     hits = [Hit(c, j) for c, j in zip(r.candidates, judge(r, params), strict=True)]
-    answer = engine.answer_from(SearchResult(r.question, r.query.lang, hits, r.degraded, r),
-                                history=[], use_llm=False)
+    answer = engine.answer_from(
+        SearchResult(r.question, r.query.lang, hits, r.degraded, r), history=[], use_llm=False
+    )
     sources = list(dict.fromkeys(s.source_id for s in answer.sources))
     ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
     gold = set(case.expect)
@@ -343,8 +383,13 @@ def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams
         outcome = "false_answer" if sources else "refused_correctly"
         shown = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:3]
     else:
-        outcome = ("recalled" if gold & set(sources) else
-                   "refused" if answer.status == "not_found" else "wrong_sources")
+        outcome = (
+            "recalled"
+            if gold & set(sources)
+            else "refused"
+            if answer.status == "not_found"
+            else "wrong_sources"
+        )
         first_gold = [(i, h) for i, h in enumerate(hits, 1) if h.candidate.source_id in gold][:1]
         passed = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:2]
         shown = first_gold + passed
@@ -378,15 +423,25 @@ class Figures:
     def of(cls, results: Sequence[CaseResult]) -> Figures:
         outcomes = [r.outcome for r in results]
         answerable = sum(r.case.answerable for r in results)
-        return cls(answerable, len(results) - answerable, outcomes.count("recalled"),
-                   outcomes.count("refused"), outcomes.count("false_answer"))
+        return cls(
+            answerable,
+            len(results) - answerable,
+            outcomes.count("recalled"),
+            outcomes.count("refused"),
+            outcomes.count("false_answer"),
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"answerable": self.answerable, "no_answer": self.no_answer,
-                "recalled": self.recalled, "refused": self.refused,
-                "false_answers": self.false_answers, "answer_recall": self.answer_recall,
-                "false_answer_rate": self.false_answer_rate,
-                "false_refusal_rate": self.false_refusal_rate}
+        return {
+            "answerable": self.answerable,
+            "no_answer": self.no_answer,
+            "recalled": self.recalled,
+            "refused": self.refused,
+            "false_answers": self.false_answers,
+            "answer_recall": self.answer_recall,
+            "false_answer_rate": self.false_answer_rate,
+            "false_refusal_rate": self.false_refusal_rate,
+        }
 
 
 def retrieval_metrics(results: Sequence[CaseResult]) -> dict[str, dict[str, float | None]]:
@@ -428,19 +483,33 @@ class Report:
         out = {}
         for tag in tags:
             rs = [r for r in self.results if tag in r.case.tags]
-            out[tag] = {"cases": len(rs), **Figures.of(rs).as_dict(),
-                        "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"]}
+            out[tag] = {
+                "cases": len(rs),
+                **Figures.of(rs).as_dict(),
+                "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"],
+            }
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"set": self.name, "cases": len(self.results), "params": self.params.as_dict(),
-                "retrieval": retrieval_metrics(self.results), "pipeline": self.figures.as_dict(),
-                "tags": self.by_tag(), "failures": [r.as_dict() for r in self.failures]}
+        return {
+            "set": self.name,
+            "cases": len(self.results),
+            "params": self.params.as_dict(),
+            "retrieval": retrieval_metrics(self.results),
+            "pipeline": self.figures.as_dict(),
+            "tags": self.by_tag(),
+            "failures": [r.as_dict() for r in self.failures],
+        }
 
 
 def score(
-    engine: Engine, name: str, cases: Sequence[Case], retrievals: Sequence[Retrieval],
-    params: FilterParams, *, progress: Callable[[int], None] | None = None,
+    engine: Engine,
+    name: str,
+    cases: Sequence[Case],
+    retrievals: Sequence[Retrieval],
+    params: FilterParams,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> Report:
     """Judge every cached retrieval with ``params`` and collect the report."""
     results = []

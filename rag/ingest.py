@@ -19,8 +19,8 @@ import logging
 import multiprocessing
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,9 @@ log = logging.getLogger(__name__)
 
 # Bump when rag.text changes what keys it produces: re-ingesting then re-keys every document.
 KEYS_VERSION = 2
-BATCH_CHUNKS = 4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
+BATCH_CHUNKS = (
+    4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
+)
 MAX_DOCUMENTS_PER_BATCH = 500
 
 CREATE_STAGING = """
@@ -117,10 +119,16 @@ class IngestSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "added": self.added, "replaced": self.replaced, "unchanged": self.unchanged,
-            "failed": self.failed, "chunks": self.chunks, "unembedded": self.unembedded,
-            "seconds": round(self.seconds, 3), "failures": self.failures,
-            "degraded": self.degraded, "documents": self.documents,
+            "added": self.added,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "failed": self.failed,
+            "chunks": self.chunks,
+            "unembedded": self.unembedded,
+            "seconds": round(self.seconds, 3),
+            "failures": self.failures,
+            "degraded": self.degraded,
+            "documents": self.documents,
         }
 
 
@@ -128,8 +136,12 @@ def content_hash(doc: LoadedDocument, lang: str, settings: Settings) -> bytes:
     """Identity of what ingestion would store: text, title, language, metadata, chunking, keys."""
     h = hashlib.sha256()
     payload = {
-        "text": doc.text, "title": doc.title, "lang": lang, "metadata": doc.metadata,
-        "chunk": [settings.chunk_size, settings.chunk_overlap], "keys": KEYS_VERSION,
+        "text": doc.text,
+        "title": doc.title,
+        "lang": lang,
+        "metadata": doc.metadata,
+        "chunk": [settings.chunk_size, settings.chunk_overlap],
+        "keys": KEYS_VERSION,
     }
     h.update(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode())
     return h.digest()
@@ -159,9 +171,7 @@ def _prepare_or_error(
         return doc.origin, e
 
 
-def embed_chunks(
-    chunks: Sequence[PreparedChunk], embedder: Embedder, batch: int
-) -> str | None:
+def embed_chunks(chunks: Sequence[PreparedChunk], embedder: Embedder, batch: int) -> str | None:
     """Attach passage vectors; on failure leave the rest unembedded and return why."""
     for start in range(0, len(chunks), batch):
         part = chunks[start : start + batch]
@@ -169,7 +179,7 @@ def embed_chunks(
             vectors = embedder.embed([c.text for c in part], kind="passage")
         except EmbedderError as e:
             return str(e)
-        except Exception as e:  # a backend bug must not lose the document
+        except Exception as e:  # noqa: BLE001 -- a backend bug must not lose the document
             return f"{type(e).__name__}: {e}"
         for c, v in zip(part, vectors, strict=True):
             c.embedding = np.asarray(v, dtype=np.float32)
@@ -191,10 +201,10 @@ class Ingestor:
         on_document: Callable[[], None] | None = None,
     ) -> None:
         """Args:
-            owner_id: the owner's id when the caller already knows it (the service, which
-                writes under row-level security as a role that may not create owners).
-            ensure_index: create the embedding model's HNSW index if missing; the service
-                creates it once at start, as a role that may.
+        owner_id: the owner's id when the caller already knows it (the service, which
+            writes under row-level security as a role that may not create owners).
+        ensure_index: create the embedding model's HNSW index if missing; the service
+            creates it once at start, as a role that may.
         """
         self.db = db
         self.settings = settings
@@ -249,8 +259,10 @@ class Ingestor:
         """Merge the GIN pending lists now, so the first searches after a bulk load stay fast."""
         try:
             with self.db.connection() as conn:
-                conn.execute("SELECT gin_clean_pending_list('chunks_word_keys'::regclass),"
-                             " gin_clean_pending_list('chunks_text_tsv'::regclass)")
+                conn.execute(
+                    "SELECT gin_clean_pending_list('chunks_word_keys'::regclass),"
+                    " gin_clean_pending_list('chunks_text_tsv'::regclass)"
+                )
                 conn.commit()
         except psycopg.Error as e:  # autovacuum merges them later anyway
             log.info("could not merge GIN pending lists: %s", e)
@@ -327,36 +339,51 @@ class Ingestor:
                 {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in docs]},
             ).fetchall()
             existing = {sid: (int(did), bytes(h)) for sid, did, h in rows}
-            fresh = [p for p in docs if existing.get(p.doc.source_id, (0, b""))[1] != p.content_hash]
+            fresh = [
+                p for p in docs if existing.get(p.doc.source_id, (0, b""))[1] != p.content_hash
+            ]
             replaced = [p for p in fresh if p.doc.source_id in existing]
             added = [p for p in fresh if p.doc.source_id not in existing]
             ids: dict[str, int] = {}
             if replaced:
                 conn.execute(
                     DELETE_CHUNKS,
-                    {"owner_id": self.owner_id,
-                     "ids": [existing[p.doc.source_id][0] for p in replaced]},
+                    {
+                        "owner_id": self.owner_id,
+                        "ids": [existing[p.doc.source_id][0] for p in replaced],
+                    },
                 )
                 for p in replaced:
                     did = existing[p.doc.source_id][0]
                     ids[p.doc.source_id] = did
-                    conn.execute(UPDATE_DOCUMENT, {
-                        "owner_id": self.owner_id, "document_id": did, "title": p.doc.title,
-                        "lang": p.lang, "hash": p.content_hash,
-                        "metadata": json.dumps(p.doc.metadata, ensure_ascii=False, default=str),
-                        "char_count": len(p.doc.text),
-                    })
+                    conn.execute(
+                        UPDATE_DOCUMENT,
+                        {
+                            "owner_id": self.owner_id,
+                            "document_id": did,
+                            "title": p.doc.title,
+                            "lang": p.lang,
+                            "hash": p.content_hash,
+                            "metadata": json.dumps(p.doc.metadata, ensure_ascii=False, default=str),
+                            "char_count": len(p.doc.text),
+                        },
+                    )
             if added:
-                cur = conn.execute(INSERT_DOCUMENTS, {
-                    "owner_id": self.owner_id,
-                    "source_ids": [p.doc.source_id for p in added],
-                    "titles": [p.doc.title for p in added],
-                    "langs": [p.lang for p in added],
-                    "hashes": [p.content_hash for p in added],
-                    "metadata": [json.dumps(p.doc.metadata, ensure_ascii=False, default=str)
-                                 for p in added],
-                    "char_counts": [len(p.doc.text) for p in added],
-                })
+                cur = conn.execute(
+                    INSERT_DOCUMENTS,
+                    {
+                        "owner_id": self.owner_id,
+                        "source_ids": [p.doc.source_id for p in added],
+                        "titles": [p.doc.title for p in added],
+                        "langs": [p.lang for p in added],
+                        "hashes": [p.content_hash for p in added],
+                        "metadata": [
+                            json.dumps(p.doc.metadata, ensure_ascii=False, default=str)
+                            for p in added
+                        ],
+                        "char_counts": [len(p.doc.text) for p in added],
+                    },
+                )
                 ids.update({sid: int(did) for sid, did in cur.fetchall()})
             unembedded = self._copy_chunks(conn, fresh, ids, model)
         self.summary.added += len(added)
@@ -365,14 +392,20 @@ class Ingestor:
         self.summary.chunks += sum(len(p.chunks) for p in fresh)
         self.summary.unembedded += unembedded
         for p in fresh:
-            self.summary.documents.append({
-                "source_id": p.doc.source_id, "document_id": ids[p.doc.source_id],
-                "chunks": len(p.chunks),
-                "status": "replaced" if p in replaced else "added",
-            })
+            self.summary.documents.append(
+                {
+                    "source_id": p.doc.source_id,
+                    "document_id": ids[p.doc.source_id],
+                    "chunks": len(p.chunks),
+                    "status": "replaced" if p in replaced else "added",
+                }
+            )
 
     def _copy_chunks(
-        self, conn: psycopg.Connection, docs: list[PreparedDocument], ids: dict[str, int],
+        self,
+        conn: psycopg.Connection,
+        docs: list[PreparedDocument],
+        ids: dict[str, int],
         model: str | None,
     ) -> int:
         conn.execute(CREATE_STAGING)
@@ -384,9 +417,17 @@ class Ingestor:
                 for c in p.chunks:
                     has_vector = c.embedding is not None
                     unembedded += not has_vector
-                    copy.write_row((
-                        did, c.ordinal, c.text, len(c.text), c.token_count, c.word_keys,
-                        c.embedding if has_vector else None, model if has_vector else None,
-                    ))
+                    copy.write_row(
+                        (
+                            did,
+                            c.ordinal,
+                            c.text,
+                            len(c.text),
+                            c.token_count,
+                            c.word_keys,
+                            c.embedding if has_vector else None,
+                            model if has_vector else None,
+                        )
+                    )
         conn.execute(MOVE_STAGING, {"owner_id": self.owner_id})
         return unembedded

@@ -17,8 +17,14 @@ if TYPE_CHECKING:
     from rag.answer import Source
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
-LANG_NAMES = {"cs": "Czech", "sk": "Slovak", "pl": "Polish", "de": "German", "ru": "Russian",
-              "en": "English"}
+LANG_NAMES = {
+    "cs": "Czech",
+    "sk": "Slovak",
+    "pl": "Polish",
+    "de": "German",
+    "ru": "Russian",
+    "en": "English",
+}
 MAX_SOURCE_CHARS = 4000
 
 
@@ -59,7 +65,8 @@ class ChatLLM:
 
         self.model = settings.llm_model or "default"
         self._client = openai.OpenAI(
-            base_url=settings.llm_url.rstrip("/") + ("" if settings.llm_url.rstrip("/").endswith("/v1") else "/v1"),
+            base_url=settings.llm_url.rstrip("/")
+            + ("" if settings.llm_url.rstrip("/").endswith("/v1") else "/v1"),
             api_key=settings.llm_api_key or "not-needed",
             timeout=settings.llm_timeout,
             max_retries=0,
@@ -71,7 +78,10 @@ class ChatLLM:
 
         try:
             response = self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=0, **kwargs  # type: ignore[arg-type]
+                model=self.model,
+                messages=messages,  # type: ignore[arg-type]  # plain role/content dicts
+                temperature=0,
+                **kwargs,  # type: ignore[arg-type]
             )
             content = response.choices[0].message.content
         except openai.APIError as e:
@@ -92,7 +102,10 @@ class ChatLLM:
 
         try:
             response: Any = self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=0, stream=True,  # type: ignore[arg-type]
+                model=self.model,
+                messages=messages,  # type: ignore[arg-type]  # plain role/content dicts
+                temperature=0,
+                stream=True,  # type: ignore[arg-type]
                 **kwargs,
             )
         except openai.APIError as e:

@@ -34,8 +34,14 @@ from rag.errors import (
 )
 
 _FORMATS = {
-    ".txt": "txt", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html",
-    ".pdf": "pdf", ".docx": "docx", ".jsonl": "jsonl",
+    ".txt": "txt",
+    ".md": "md",
+    ".markdown": "md",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".jsonl": "jsonl",
 }
 SUPPORTED_SUFFIXES = tuple(_FORMATS)
 _SNIFF_BYTES = 4096
@@ -77,8 +83,11 @@ def iter_paths(paths: Sequence[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
             found: list[Path] = []
+
             # An unreadable directory is passed on, for load_path to report.
-            on_error = lambda e, found=found: found.append(Path(e.filename))
+            def on_error(e: OSError, found: list[Path] = found) -> None:
+                found.append(Path(str(e.filename)))
+
             for root, dirs, files in os.walk(path, onerror=on_error):
                 dirs[:] = sorted(d for d in dirs if not _hidden(d))
                 found.extend(Path(root, f) for f in files if not _hidden(f))
@@ -311,9 +320,35 @@ def _reason(e: BaseException) -> str:
 
 _DROP_TAGS = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "object", "head"]
 _BLOCK_TAGS = [
-    "address", "article", "aside", "blockquote", "body", "details", "div", "dl", "fieldset",
-    "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "main", "ol", "p", "pre", "section", "summary", "table", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "details",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "ul",
 ]
 _LINE_TAGS = ["br", "caption", "dd", "dt", "li", "tr"]
 # Private-use characters stand for breaks while the markup's own whitespace is collapsed.

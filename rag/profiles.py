@@ -74,8 +74,12 @@ def write_profile(path: Path, model_id: str, params: FilterParams, extra: dict[s
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(
-        json.dumps({"model_id": model_id, "params": params.as_dict(), **extra},
-                   ensure_ascii=False, indent=2) + "\n",
+        json.dumps(
+            {"model_id": model_id, "params": params.as_dict(), **extra},
+            ensure_ascii=False,
+            indent=2,
+        )
+        + "\n",
         encoding="utf-8",
     )
     tmp.replace(path)

@@ -10,7 +10,6 @@ import numpy as np
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import EmbedderError
 from rag.store import ensure_vector_index
 
 log = logging.getLogger(__name__)
@@ -77,17 +76,23 @@ def reindex(
     after = 0
     while True:
         with db.connection() as conn:
-            rows = conn.execute(PENDING, {
-                "owner_id": owner_id, "after": after, "force": force,
-                "model": embedder.model_id, "limit": batch,
-            }).fetchall()
+            rows = conn.execute(
+                PENDING,
+                {
+                    "owner_id": owner_id,
+                    "after": after,
+                    "force": force,
+                    "model": embedder.model_id,
+                    "limit": batch,
+                },
+            ).fetchall()
             conn.commit()
         if not rows:
             return summary
         after = int(rows[-1][0])
         try:
             vectors = embedder.embed([t for _, t in rows], kind="passage")
-        except (EmbedderError, Exception) as e:  # report, keep what is done
+        except Exception as e:  # noqa: BLE001 -- any failure: report, keep what is done
             summary.failed += len(rows)
             summary.errors.append(str(e))
             log.warning("reindex stopped: %s", e)

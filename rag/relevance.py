@@ -57,9 +57,19 @@ class FilterParams:
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
-        return cls(s.vector_max_distance, s.vector_margin, s.rare_df, s.rare_min_chunks,
-                   s.min_coverage, s.coverage_mode, s.prefix_credit, s.support_max_distance,
-                   s.support_min_coverage, s.topic_max_distance, s.topic_min_known)
+        return cls(
+            s.vector_max_distance,
+            s.vector_margin,
+            s.rare_df,
+            s.rare_min_chunks,
+            s.min_coverage,
+            s.coverage_mode,
+            s.prefix_credit,
+            s.support_max_distance,
+            s.support_min_coverage,
+            s.topic_max_distance,
+            s.topic_min_known,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__slots__}
@@ -71,7 +81,7 @@ class WordEvidence:
     df: int
     rare: bool
     weight: float
-    credit: float          # 1 lemma/stem match, prefix_credit prefix-only, 0 absent from candidate
+    credit: float  # 1 lemma/stem match, prefix_credit prefix-only, 0 absent from candidate
     matched_by: str | None  # "lemma" | "stem" | "prefix" | None
 
 
@@ -80,22 +90,30 @@ class Judgement:
     """Why a candidate passed or not."""
 
     passed: bool
-    rule: str | None                 # "vector", "words", "support", "topic" joined by "+", or None
+    rule: str | None  # "vector", "words", "support", "topic" joined by "+", or None
     distance: float | None
-    margin: float | None             # distance minus the best candidate's distance
-    coverage: float                  # rare words' share of the question
+    margin: float | None  # distance minus the best candidate's distance
+    coverage: float  # rare words' share of the question
     words: list[WordEvidence] = field(default_factory=list)
-    support: float = 0.0             # idf-weighted share of all question words in the chunk
-    known: float = 0.0               # share of question words found anywhere in the corpus
+    support: float = 0.0  # idf-weighted share of all question words in the chunk
+    known: float = 0.0  # share of question words found anywhere in the corpus
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "rule": self.rule, "distance": self.distance, "margin": self.margin,
-            "coverage": round(self.coverage, 4), "support": round(self.support, 4),
+            "rule": self.rule,
+            "distance": self.distance,
+            "margin": self.margin,
+            "coverage": round(self.coverage, 4),
+            "support": round(self.support, 4),
             "known": round(self.known, 4),
             "words": [
-                {"word": w.word, "df": w.df, "rare": w.rare, "credit": w.credit,
-                 "matched_by": w.matched_by}
+                {
+                    "word": w.word,
+                    "df": w.df,
+                    "rare": w.rare,
+                    "credit": w.credit,
+                    "matched_by": w.matched_by,
+                }
                 for w in self.words
             ],
         }
@@ -128,33 +146,57 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
     known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
     judgements = []
     for c in retrieval.candidates:
-        evidence = [_word_evidence(c, surface, keys, df, rare, weight, params)
-                    for surface, keys, df, rare, weight in words]
+        evidence = [
+            _word_evidence(c, surface, keys, df, rare, weight, params)
+            for surface, keys, df, rare, weight in words
+        ]
         covered = sum(e.weight * e.credit for e in evidence if e.rare)
         coverage = covered / total if total > 0 else 0.0
-        support = (sum(idf(e.df, n) * e.credit for e in evidence) / idf_total
-                   if idf_total > 0 else 0.0)
+        support = (
+            sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
+        )
         by_words = coverage > params.min_coverage
         margin = None if c.distance is None or best is None else c.distance - best
         near = c.distance is not None and margin is not None and margin <= params.vector_margin
         by_vector = near and c.distance <= params.vector_max_distance  # type: ignore[operator]
-        by_support = (near and c.distance <= params.support_max_distance  # type: ignore[operator]
-                      and support >= params.support_min_coverage)
-        by_topic = (near and c.distance <= params.topic_max_distance  # type: ignore[operator]
-                    and known >= params.topic_min_known)
-        rule = "+".join(
-            r for r, ok in (("vector", by_vector), ("words", by_words), ("support", by_support),
-                            ("topic", by_topic))
-            if ok
-        ) or None
+        by_support = (
+            near
+            and c.distance <= params.support_max_distance  # type: ignore[operator]
+            and support >= params.support_min_coverage
+        )
+        by_topic = (
+            near
+            and c.distance <= params.topic_max_distance  # type: ignore[operator]
+            and known >= params.topic_min_known
+        )
+        rule = (
+            "+".join(
+                r
+                for r, ok in (
+                    ("vector", by_vector),
+                    ("words", by_words),
+                    ("support", by_support),
+                    ("topic", by_topic),
+                )
+                if ok
+            )
+            or None
+        )
         judgements.append(
-            Judgement(rule is not None, rule, c.distance, margin, coverage, evidence, support, known)
+            Judgement(
+                rule is not None, rule, c.distance, margin, coverage, evidence, support, known
+            )
         )
     return judgements
 
 
 def _word_evidence(
-    c: Candidate, surface: str, keys: list[str], df: int, rare: bool, weight: float,
+    c: Candidate,
+    surface: str,
+    keys: list[str],
+    df: int,
+    rare: bool,
+    weight: float,
     params: FilterParams,
 ) -> WordEvidence:
     matched = set(c.matched_keys)

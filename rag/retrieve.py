@@ -64,8 +64,8 @@ class Retrieval:
     question: str
     query: QueryKeys
     candidates: list[Candidate]
-    key_df: dict[str, int]          # df of every question key in the owner's chunks
-    chunk_count: int                # the owner's chunks
+    key_df: dict[str, int]  # df of every question key in the owner's chunks
+    chunk_count: int  # the owner's chunks
     form_keys: dict[str, list[str]]  # question form -> lemma keys reached through the form map
     degraded: list[dict[str, str]] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -161,16 +161,23 @@ def embed_question(
 ) -> tuple[np.ndarray | None, dict[str, str] | None]:
     """The question's vector, or None and why (no embedder, error, timeout)."""
     if embedder is None:
-        return None, {"component": "vector", "reason": "no_embedder", "message": "no embedder configured"}
+        return None, {
+            "component": "vector",
+            "reason": "no_embedder",
+            "message": "no embedder configured",
+        }
     future = _embed_pool.submit(embedder.embed, [question], kind="query")
     try:
         vectors = future.result(timeout=timeout)
         return np.asarray(vectors[0], dtype=np.float32), None
     except FutureTimeout:
         future.cancel()
-        return None, {"component": "vector", "reason": "timeout",
-                      "message": f"embedder took longer than {timeout:g} s"}
-    except Exception as e:  # fail open: any embedder failure leaves full text alone
+        return None, {
+            "component": "vector",
+            "reason": "timeout",
+            "message": f"embedder took longer than {timeout:g} s",
+        }
+    except Exception as e:  # noqa: BLE001 -- fail open: full text still answers
         return None, {"component": "vector", "reason": "error", "message": " ".join(str(e).split())}
 
 
@@ -217,19 +224,28 @@ def retrieve(
             return Retrieval(question, qk, [], {}, 0, {}, degraded, timings)
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
-        dfs = dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": keys}).fetchall()) if keys else {}
+        dfs = (
+            dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": keys}).fetchall())
+            if keys
+            else {}
+        )
         use_fts = mode != "vector" and any(dfs.get(k, 0) for k in keys)
         use_vec = mode != "fts" and qvec is not None and embedder is not None
         if mode == "vector" and not use_vec:
-            raise RetrievalError("vector retrieval unavailable: " + "; ".join(d["message"] for d in degraded))
+            raise RetrievalError(
+                "vector retrieval unavailable: " + "; ".join(d["message"] for d in degraded)
+            )
         # the prefix of a word the corpus does not hold ("automobil" ~ "automat") selects nothing
         absent = {
-            k for w in qk.words
+            k
+            for w in qk.words
             if not any(dfs.get(x, 0) for x in (*w.keys, *form_keys.get(w.form, [])) if x[0] in "ls")
-            for k in w.keys if k[0] == "p"
+            for k in w.keys
+            if k[0] == "p"
         }
-        params = _params(settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec,
-                         use_vec, absent)
+        params = _params(
+            settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec, use_vec, absent
+        )
         try:
             rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
         except psycopg.Error as e:
@@ -241,9 +257,18 @@ def retrieve(
     timings["sql"] = (time.perf_counter() - t1) * 1000
     candidates = [
         Candidate(
-            chunk_id=int(r[0]), document_id=int(r[1]), source_id=r[2], title=r[3], text=r[4],
-            lang=r[5], fts_rank=_int(r[6]), bm25=_float(r[7]), vector_rank=_int(r[8]),
-            distance=_float(r[9]), rrf_score=float(r[10]), matched_keys=list(r[11]),
+            chunk_id=int(r[0]),
+            document_id=int(r[1]),
+            source_id=r[2],
+            title=r[3],
+            text=r[4],
+            lang=r[5],
+            fts_rank=_int(r[6]),
+            bm25=_float(r[7]),
+            vector_rank=_int(r[8]),
+            distance=_float(r[9]),
+            rrf_score=float(r[10]),
+            matched_keys=list(r[11]),
         )
         for r in rows
     ]
@@ -252,14 +277,21 @@ def retrieve(
 
 
 def _fail_open(
-    conn: psycopg.Connection, settings: Settings, embedder: Embedder | None, n_chunks: int,
-    params: dict[str, Any], degraded: list[dict[str, str]], error: Exception,
+    conn: psycopg.Connection,
+    settings: Settings,
+    embedder: Embedder | None,
+    n_chunks: int,
+    params: dict[str, Any],
+    degraded: list[dict[str, str]],
+    error: Exception,
 ) -> list[Any]:
     """The combined query failed: try each retriever alone and keep whichever works."""
     for use_fts, use_vec, lost in ((True, False, "vector"), (False, True, "fts")):
         try:
             rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
-            degraded.append({"component": lost, "reason": "error", "message": " ".join(str(error).split())})
+            degraded.append(
+                {"component": lost, "reason": "error", "message": " ".join(str(error).split())}
+            )
             return rows
         except psycopg.Error:
             conn.rollback()
@@ -267,22 +299,31 @@ def _fail_open(
 
 
 def _run(
-    conn: psycopg.Connection, settings: Settings, embedder: Embedder | None,
-    use_fts: bool, use_vec: bool, n_chunks: int, params: dict[str, Any],
+    conn: psycopg.Connection,
+    settings: Settings,
+    embedder: Embedder | None,
+    use_fts: bool,
+    use_vec: bool,
+    n_chunks: int,
+    params: dict[str, Any],
 ) -> list[Any]:
     if not use_fts and not use_vec:
         return []
     dim = sql.Literal(embedder.dim) if embedder else sql.Literal(1)
     model = sql.Literal(embedder.model_id) if embedder else sql.Literal("")
-    ctes = [sql.SQL(_Q)]
+    ctes: list[sql.Composable] = [sql.SQL(_Q)]
     ctes.append(sql.SQL(_FTS) if use_fts else sql.SQL(_EMPTY_FTS))
     ctes.append(sql.SQL(_VEC).format(dim=dim, model=model) if use_vec else sql.SQL(_EMPTY_VEC))
     late = (
         sql.SQL("c.embedding::vector({dim}) <=> %(vec)s::vector({dim})").format(dim=dim)
-        if use_vec else sql.SQL("NULL::float8")
+        if use_vec
+        else sql.SQL("NULL::float8")
     )
-    late = sql.SQL("CASE WHEN c.embed_model = {model} THEN {d} END").format(model=model, d=late) \
-        if use_vec else late
+    late = (
+        sql.SQL("CASE WHEN c.embed_model = {model} THEN {d} END").format(model=model, d=late)
+        if use_vec
+        else late
+    )
     query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(_FUSE).format(late_distance=late)
     with conn.transaction():
         with conn.pipeline():
@@ -291,16 +332,26 @@ def _run(
                     # small owner: an exact scan is fast and has perfect recall
                     conn.execute("SET LOCAL enable_indexscan = off")
                 else:
-                    conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-                        sql.Literal(int(settings.ef_search))))
+                    conn.execute(
+                        sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
+                            sql.Literal(int(settings.ef_search))
+                        )
+                    )
                     conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
             cur = conn.execute(query, params)
         return cur.fetchall()
 
 
 def _params(
-    settings: Settings, owner_id: int, n_chunks: int, token_total: int, keys: list[str],
-    weights: list[float], dfs: dict[str, int], qvec: np.ndarray | None, with_vectors: bool,
+    settings: Settings,
+    owner_id: int,
+    n_chunks: int,
+    token_total: int,
+    keys: list[str],
+    weights: list[float],
+    dfs: dict[str, int],
+    qvec: np.ndarray | None,
+    with_vectors: bool,
     unselective: set[str],
 ) -> dict[str, Any]:
     # Candidate selection skips keys in more than a tenth of the owner's chunks: they would pull
@@ -315,12 +366,19 @@ def _params(
         selective = [k for k in keys if dfs.get(k, 0)]
     tsq = " | ".join(f"'{k}'" for k in selective if _SAFE_KEY.match(k))
     return {
-        "owner_id": owner_id, "keys": keys, "weights": weights,
-        "dfs": [float(dfs.get(k, 0)) for k in keys], "n_chunks": float(n_chunks),
+        "owner_id": owner_id,
+        "keys": keys,
+        "weights": weights,
+        "dfs": [float(dfs.get(k, 0)) for k in keys],
+        "n_chunks": float(n_chunks),
         "avgdl": max(token_total / n_chunks, 1.0) if n_chunks else 1.0,
-        "k1": settings.bm25_k1, "b": settings.bm25_b, "tsq": tsq or "'l:0'",
-        "n": settings.candidates, "k": float(settings.rrf_k),
-        "w_fts": settings.rrf_weight_fts, "w_vec": settings.rrf_weight_vector,
+        "k1": settings.bm25_k1,
+        "b": settings.bm25_b,
+        "tsq": tsq or "'l:0'",
+        "n": settings.candidates,
+        "k": float(settings.rrf_k),
+        "w_fts": settings.rrf_weight_fts,
+        "w_vec": settings.rrf_weight_vector,
         "vec": qvec,
     }
 

@@ -141,9 +141,12 @@ def owner_stats(conn: psycopg.Connection, owner_id: int | None) -> OwnerStats:
     row = conn.execute(OWNER_STATS, {"owner_id": owner_id}).fetchone()
     if row is None:
         return OwnerStats(0, 0, 0, 0, {})
-    models = dict(conn.execute(MODEL_COUNTS, {"owner_id": owner_id}).fetchall())
+    models: dict[str, int] = dict(conn.execute(MODEL_COUNTS, {"owner_id": owner_id}).fetchall())
     return OwnerStats(
-        documents=int(row[2]), chunks=int(row[0]), tokens=int(row[1]), unembedded=int(row[3]),
+        documents=int(row[2]),
+        chunks=int(row[0]),
+        tokens=int(row[1]),
+        unembedded=int(row[3]),
         models={k: int(v) for k, v in models.items()},
     )
 

@@ -70,8 +70,14 @@ _LEMMA_LANGS: frozenset[str] = frozenset(SUPPORTED_LANGUAGES)
 # Snowball algorithms of the supported languages. Slovak has none of its own; its case and
 # possessive endings are close enough to Czech ones that the Czech light stemmer serves it (and
 # simplemma's Slovak dictionary turns "Novák" into "Nováky", so the stem is what meets names).
-_SNOWBALL = {"cs": "czech", "sk": "czech", "pl": "polish", "de": "german", "ru": "russian",
-             "en": "english"}
+_SNOWBALL = {
+    "cs": "czech",
+    "sk": "czech",
+    "pl": "polish",
+    "de": "german",
+    "ru": "russian",
+    "en": "english",
+}
 # German capitalizes every noun: "Haus" is its own lemma, lower-case "haus" would give "hausen".
 _NOUNS_CAPITALIZED = frozenset({"de", "lb"})
 _CYRILLIC_LANGS = frozenset({"ru", "uk", "bg", "mk"})

@@ -61,8 +61,14 @@ def fresh_db_url(server_url: str) -> str:
 
 @pytest.fixture
 def settings(pg_url: str, tmp_path: Path) -> Settings:
-    return Settings(database_url=pg_url, data_dir=tmp_path, embedder="fake", embed_dim=64,
-                    pool_min=1, pool_max=4)
+    return Settings(
+        database_url=pg_url,
+        data_dir=tmp_path,
+        embedder="fake",
+        embed_dim=64,
+        pool_min=1,
+        pool_max=4,
+    )
 
 
 @pytest.fixture

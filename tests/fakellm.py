@@ -50,13 +50,29 @@ class FakeLLM:
                 if body.get("stream"):
                     self._stream(text, body.get("model", "fake"), cut=fake.mode == "cut")
                     return
-                self._send(200, json.dumps({
-                    "id": "fake-1", "object": "chat.completion", "created": 0,
-                    "model": body.get("model", "fake"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                }).encode())
+                self._send(
+                    200,
+                    json.dumps(
+                        {
+                            "id": "fake-1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "fake"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": text},
+                                }
+                            ],
+                            "usage": {
+                                "prompt_tokens": 1,
+                                "completion_tokens": 1,
+                                "total_tokens": 2,
+                            },
+                        }
+                    ).encode(),
+                )
 
             def _send(self, status: int, data: bytes) -> None:
                 self.send_response(status)
@@ -72,17 +88,27 @@ class FakeLLM:
                 pieces = [text[i : i + 8] for i in range(0, len(text), 8)]
                 for n, piece in enumerate(pieces):
                     if cut and n == 2:
-                        self.wfile.write(b"data: {\"choices\": [{\"delta\": \n\n")
+                        self.wfile.write(b'data: {"choices": [{"delta": \n\n')
                         self.wfile.flush()
                         return
-                    chunk = {"id": "fake-1", "object": "chat.completion.chunk", "created": 0,
-                             "model": model,
-                             "choices": [{"index": 0, "delta": {"content": piece},
-                                          "finish_reason": None}]}
+                    chunk = {
+                        "id": "fake-1",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": model,
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                        ],
+                    }
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
-                done = {"id": "fake-1", "object": "chat.completion.chunk", "created": 0,
-                        "model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                done = {
+                    "id": "fake-1",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                }
                 self.wfile.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()
 

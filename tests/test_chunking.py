@@ -239,8 +239,26 @@ def test_overlap_inside_an_over_long_sentence_is_whole_words() -> None:
 # --- any text -------------------------------------------------------------------------------------
 
 _PIECES = [
-    "slovo", "Praha", "např.", "Ing.", "1.", "ledna", "s.r.o.", "konec.", "Konec!", "proč?",
-    "„Ano.“", "Ahoj.", "č.", "5.", "A.", "…", "(Tak)", "atd.", "Sb.", "žluťoučký",
+    "slovo",
+    "Praha",
+    "např.",
+    "Ing.",
+    "1.",
+    "ledna",
+    "s.r.o.",
+    "konec.",
+    "Konec!",
+    "proč?",
+    "„Ano.“",
+    "Ahoj.",
+    "č.",
+    "5.",
+    "A.",
+    "…",
+    "(Tak)",
+    "atd.",
+    "Sb.",
+    "žluťoučký",
 ]
 _SPACES = [" ", " ", " ", "  ", "\t", "\n", "\n\n", "\n \n", "\n\n\n", "\u00a0", "\r\n\r\n"]
 

@@ -36,7 +36,7 @@ def test_concurrent_migrators_apply_each_migration_once(fresh_db_url: str) -> No
     def run() -> None:
         try:
             results.append([m.version for m in migrate(fresh_db_url)])
-        except BaseException as e:  # surfaced below
+        except BaseException as e:  # noqa: BLE001 -- surfaced below
             errors.append(e)
 
     threads = [threading.Thread(target=run) for _ in range(4)]
@@ -147,7 +147,9 @@ def _postmaster_pid(data_dir: Path) -> int | None:
 def _child(data_dir: Path, mode: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", _CHILD, str(data_dir), mode],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

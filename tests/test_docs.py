@@ -32,7 +32,9 @@ def test_every_command_is_in_the_readme() -> None:
 
 
 def test_every_setting_is_in_the_readme_table() -> None:
-    missing = [env_name(f.name) for f in fields(Settings) if f"| `{env_name(f.name)}` |" not in README]
+    missing = [
+        env_name(f.name) for f in fields(Settings) if f"| `{env_name(f.name)}` |" not in README
+    ]
     assert not missing, f"settings missing from README.md: {missing}"
 
 

