@@ -1,7 +1,9 @@
 """The one pipeline every caller goes through: retrieve → filter → not_found | extractive | LLM.
 
 "Not in the knowledge base" is an ordinary answer: status ``not_found``, a fixed sentence in the
-question's language, and no LLM call.
+question's language, and no LLM call. ``not_found_by`` says who decided: ``filter`` (no candidate
+had evidence; the LLM was not called) or ``llm`` (sources spoke of the topic, and the model found
+no answer in them).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.llm import abstains
 from rag.profiles import filter_params
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
@@ -121,10 +124,12 @@ class Answer:
     extractive: bool
     degraded: list[dict[str, str]] = field(default_factory=list)
     citations: list[int] = field(default_factory=list)
+    not_found_by: str | None = None  # "filter" | "llm" when status is "not_found"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
+            "not_found_by": self.not_found_by,
             "answer": self.answer,
             "lang": self.lang,
             "extractive": self.extractive,
@@ -215,7 +220,7 @@ class Engine:
         passed = [h for h in result.hits if h.judgement.passed][:MAX_SOURCES]
         degraded = list(result.degraded)
         if not passed:
-            return Answer("not_found", NOT_FOUND[lang], lang, [], False, False, degraded)
+            return not_found(lang, degraded, by="filter")
         sources = [
             Source(
                 h.candidate.source_id,
@@ -230,6 +235,8 @@ class Engine:
         if self.llm is not None and use_llm:
             try:
                 text = self.llm.answer(result.question, sources, lang, history)
+                if abstains(text):
+                    return not_found(lang, degraded, by="llm")
                 return Answer(
                     "answered",
                     text,
@@ -257,6 +264,13 @@ class Engine:
     ) -> Answer:
         text = f"{EXTRACTIVE_LABEL[lang]} [1]: {best_sentences(result, sources[0].text)} [1]"
         return Answer("answered", text, lang, sources, llm_called, True, degraded, [1])
+
+
+def not_found(lang: str, degraded: list[dict[str, str]], *, by: str) -> Answer:
+    """The "not in the knowledge base" answer; ``by`` is "filter" or "llm" (who decided)."""
+    return Answer(
+        "not_found", NOT_FOUND[lang], lang, [], by == "llm", False, degraded, not_found_by=by
+    )
 
 
 def cited(text: str, n_sources: int) -> list[int]:

@@ -34,13 +34,14 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-from rag.answer import Answer, Engine, SearchResult, cited
+from rag.answer import Answer, Engine, SearchResult, cited, not_found
 from rag.api_problems import field_error, problem_type
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import LLMError
 from rag.followup import Rewrite, search_followup
+from rag.llm import AbstentionGate
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -109,10 +110,19 @@ def answer_events(
         yield "answer", final
         return
     pieces: list[str] = []
+    shown = False
+    gate = AbstentionGate()  # the abstention marker is held back, never shown as answer text
     try:
         for piece in stream(result.question, base.sources, base.lang, history):
             pieces.append(piece)
-            yield "delta", piece
+            if passed := gate.feed(piece):
+                shown = True
+                yield "delta", passed
+            if gate.abstained:
+                break
+        if not gate.abstained and (rest := gate.flush()):
+            shown = True
+            yield "delta", rest
         text = "".join(pieces).strip()
         if not text:
             raise LLMError("chat endpoint returned an empty answer")
@@ -120,7 +130,12 @@ def answer_events(
         log.warning("LLM failed while streaming, answering extractively: %s", e)
         why = {"component": "llm", "reason": "error", "message": " ".join(str(e).split())}
         final = dataclasses.replace(base, llm_called=True, degraded=[*base.degraded, why])
-        yield "delta", ("\n\n" if pieces else "") + final.answer
+        yield "delta", ("\n\n" if shown else "") + final.answer
+        yield "answer", final
+        return
+    if gate.abstained:
+        final = not_found(base.lang, list(base.degraded), by="llm")
+        yield "delta", final.answer
         yield "answer", final
         return
     yield (

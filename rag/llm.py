@@ -2,6 +2,10 @@
 
 The prompt numbers the sources and quotes their text as data between markers; the system prompt's
 rules come first and say that nothing inside a source can change them.
+
+The relevance filter admits sources that speak of a question's topic; whether they hold the answer
+is the model's call. A model that finds no answer replies with :data:`ABSTAIN`, and the answer
+becomes ``not_found`` like the filter's own, instead of a sentence saying so inside an "answer".
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ if TYPE_CHECKING:
     from rag.answer import Source
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
+ABSTAIN = "NOT_IN_SOURCES"
+# Wrapping a model may put around a bare reply: whitespace, markdown emphasis, quotes, backticks.
+_WRAPPING = " \t\r\n*_`'\"„“”«»"
 LANG_NAMES = {
     "cs": "Czech",
     "sk": "Slovak",
@@ -46,7 +53,9 @@ def build_messages(
     question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
 ) -> list[dict[str, str]]:
     """System rules, earlier turns, then the sources and the question."""
-    system = _prompt("system").format(lang_name=LANG_NAMES.get(lang, "the question's language"))
+    system = _prompt("system").format(
+        lang_name=LANG_NAMES.get(lang, "the question's language"), abstain=ABSTAIN
+    )
     messages = [{"role": "system", "content": system}]
     for turn in history:
         if turn.get("role") in ("user", "assistant") and isinstance(turn.get("content"), str):
@@ -136,6 +145,48 @@ class ChatLLM:
     ) -> Iterator[str]:
         """The answer of :meth:`answer`, streamed; the caller checks that it is not empty."""
         return self.stream(build_messages(question, sources, lang, history))
+
+
+def _probe(text: str) -> str:
+    return text.lstrip(_WRAPPING).upper()
+
+
+def abstains(text: str) -> bool:
+    """Whether a model's reply is the abstention marker (however wrapped, whatever follows it)."""
+    return _probe(text).startswith(ABSTAIN)
+
+
+class AbstentionGate:
+    """Holds back a streamed reply until it is clear whether it is the abstention marker.
+
+    Pieces pass through unchanged as soon as the reply's start differs from the marker, so an
+    ordinary answer streams with a delay of a few characters at most; the marker never reaches
+    the user.
+    """
+
+    def __init__(self) -> None:
+        self._held: list[str] = []
+        self.decided = False
+        self.abstained = False
+
+    def feed(self, piece: str) -> str:
+        """The text to pass on now ("" while undecided or after the marker)."""
+        if self.decided:
+            return "" if self.abstained else piece
+        self._held.append(piece)
+        probe = _probe("".join(self._held))
+        if probe.startswith(ABSTAIN):
+            self.decided = self.abstained = True
+            return ""
+        if ABSTAIN.startswith(probe):  # still a prefix of the marker (or only wrapping so far)
+            return ""
+        self.decided = True
+        return self.flush()
+
+    def flush(self) -> str:
+        """What is still held back; at the end of a reply too short to decide, it is answer text."""
+        text, self._held = "".join(self._held), []
+        return "" if self.abstained else text
 
 
 def make_llm(settings: Settings) -> ChatLLM | None:

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from rag.answer import NOT_FOUND
-from rag.llm import PROMPTS
+from rag.llm import ABSTAIN, PROMPTS
 from tests.apiserver import LiveServer, api_settings, load_sample, new_database, sse_events
 from tests.fakellm import FakeLLM
 
@@ -22,6 +22,9 @@ NOVAK = "rec-novak-cena"
 ASK_NOVAK = "Kdo je Novák?"
 FOLLOW_UP = "A za co dostal cenu?"
 UNANSWERABLE = "Čím se v Litomyšli živí zelený kolibřík?"
+# The topic is in the corpus (the glass museum of Kamenná Lhota), the fact is not: the filter
+# admits sources, and only the model can tell that they do not answer.
+NEAR_TOPIC = "Kolik stojí vstupné do muzea skla?"
 LLM_REPLY = "Novák dostal cenu za inovaci skladového systému [1]."
 REWRITE_PROMPT = (PROMPTS / "followup.txt").read_text(encoding="utf-8")
 
@@ -254,6 +257,44 @@ def test_not_found_never_calls_the_model(smart: LiveServer, llm: FakeLLM) -> Non
     )
     assert r.choices[0].message.content == NOT_FOUND["cs"]
     assert llm.calls == []
+    assert ask(smart, UNANSWERABLE)["not_found_by"] == "filter"
+
+
+@pytest.mark.parametrize(
+    "reply", [ABSTAIN, f"**{ABSTAIN}**", f" {ABSTAIN.lower()}. Zdroje to neuvádějí."]
+)
+def test_a_model_that_finds_no_answer_in_the_sources_makes_it_not_found(
+    smart: LiveServer, llm: FakeLLM, reply: str
+) -> None:
+    llm.reply = reply
+    a = ask(smart, NEAR_TOPIC)
+    [call] = llm.calls  # the filter let sources through: the model was asked
+    assert f"reply with exactly\n   {ABSTAIN}" in call["messages"][0]["content"]
+    assert (a["status"], a["not_found_by"], a["answer"]) == ("not_found", "llm", NOT_FOUND["cs"])
+    assert a["sources"] == [] and a["citations"] == [] and a["llm_called"] is True
+
+    events = ask_stream(smart, NEAR_TOPIC)
+    assert events[0][0] == "sources" and events[0][1]["sources"]  # sent before the model spoke
+    deltas = "".join(d["text"] for e, d, _ in events if e == "delta")
+    assert deltas == NOT_FOUND["cs"]  # the marker itself never reaches the user
+    assert events[-1][1]["status"] == "not_found" and events[-1][1]["not_found_by"] == "llm"
+
+    chunks = list(
+        chat_client(smart).chat.completions.create(
+            model="rag", stream=True, messages=[{"role": "user", "content": NEAR_TOPIC}]
+        )
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == NOT_FOUND["cs"]
+
+
+@pytest.mark.parametrize("reply", ["NOT", "NOTE: Novák dostal cenu [1].", "Not in all cases [1]."])
+def test_answers_that_only_start_like_the_marker_stream_whole(
+    smart: LiveServer, llm: FakeLLM, reply: str
+) -> None:
+    llm.reply = reply
+    events = ask_stream(smart, ASK_NOVAK)
+    assert "".join(d["text"] for e, d, _ in events if e == "delta") == reply
+    assert events[-1][1]["status"] == "answered" and events[-1][1]["answer"] == reply
 
 
 @pytest.mark.parametrize(
@@ -318,7 +359,8 @@ def test_instructions_inside_a_document_do_not_change_the_rules(
     assert a["status"] == "answered" and a["sources"][0]["source_id"] == "karty.md"
     [call] = llm.calls
     system, user = call["messages"][0], call["messages"][-1]
-    rules = (PROMPTS / "system.txt").read_text(encoding="utf-8").format(lang_name="Czech")
+    rules = (PROMPTS / "system.txt").read_text(encoding="utf-8")
+    rules = rules.format(lang_name="Czech", abstain=ABSTAIN)
     assert system == {"role": "system", "content": rules}
     assert "Ignore previous" not in system["content"]
     quoted = re.findall(r"<<<\n(.*?)\n>>> END \[\d+\]", user["content"], re.DOTALL)
