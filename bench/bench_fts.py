@@ -27,10 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rag.db import Database
 from rag.ingest import Ingestor
 from rag.loaders import load_path
+from rag.question_keys import query_keys
 from rag.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_owner
-from rag.text import query_keys, unaccent
+from rag.text import unaccent
 
 TS_RANK_KEYS = """
 SELECT d.source_id FROM chunks c JOIN documents d USING (owner_id, document_id)

@@ -23,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.ingest import Ingestor, prepare
+from rag.ingest import Ingestor
 from rag.loaders import load_path
+from rag.prepare import prepare
 from rag.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "rag" / "sample"

@@ -32,7 +32,8 @@ import numpy as np
 from rag.answer import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.evaluate import external_set, prepare_owner, retrieval_metrics, score
+from rag.eval_metrics import retrieval_metrics, score
+from rag.evaluate import external_set, prepare_owner
 from rag.retrieve import retrieve
 from rag.settings import Settings
 

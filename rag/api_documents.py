@@ -35,7 +35,8 @@ from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
-from rag.loaders import LoadedDocument, LoadFailure, clean_text, load_bytes
+from rag.formats import clean_text
+from rag.loaders import LoadedDocument, LoadFailure, load_bytes
 from rag.store import delete_document, get_document, list_documents
 
 _decoder = msgspec.json.Decoder(DocumentIn)

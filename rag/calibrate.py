@@ -11,7 +11,7 @@ otherwise. An answerable case is then recalled for every ``vector_max_distance``
 keeps ``MAX_SOURCES`` = 5 sources). The known-topic rule admits, for a question whose words the
 corpus knows, every near vector up to ``topic_max_distance``: that question is judged at
 ``max(vector_max_distance, topic_max_distance)``, a column of the same arrays. Any setting's figures
-can be recounted through the engine (``rag.evaluate.score``); a test holds the two to agreement.
+can be recounted through the engine (``rag.eval_metrics.score``); a test holds the two to agreement.
 
 Selection: the highest answer recall whose false-answer rate is at most the ceiling. Ties go to
 the simpler, more conservative setting, in this order: fewer false answers, lower
@@ -27,10 +27,9 @@ pooled held-out counts estimate how the chosen setting does on questions it was 
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,233 +37,25 @@ from typing import Any
 
 import numpy as np
 
-from rag.answer import MAX_SOURCES
 from rag.errors import ConfigError, InputError
-from rag.evaluate import Case, Figures
-from rag.relevance import FilterParams, judge
+from rag.eval_metrics import Figures
+from rag.evaluate import Case
+from rag.relevance import FilterParams
 from rag.retrieve import Retrieval
-
-DISTANCE_STEP = 0.0025
-MAX_DISTANCES = 400
-FOLDS = 5
-# The tie-break order after false answers (1: lower wins, -1: higher wins).
-KNOBS: tuple[tuple[str, int], ...] = (
-    ("vector_max_distance", 1),
-    ("support_max_distance", 1),
-    ("topic_max_distance", 1),
-    ("vector_margin", 1),
-    ("min_coverage", -1),
-    ("support_min_coverage", -1),
-    ("topic_min_known", -1),
-    ("rare_df", 1),
-    ("rare_min_chunks", 1),
-    ("coverage_mode", 1),
-    ("prefix_credit", 1),
+from rag.sweep import (
+    FOLDS,
+    MODES,
+    Counts,
+    Grid,
+    Sweep,
+    case_arrays,
+    coverage_and_support,
+    distance_axis,
+    fold_counts,
+    near_axis,
+    outcomes,
+    with_topic,
 )
-MODES = ("count", "idf")  # simpler first
-NEAR_QUANTILES = (30, 55, 80)
-Counts = tuple[np.ndarray, np.ndarray, np.ndarray]  # recalled, refused, false: (distances, folds)
-
-
-@dataclass(frozen=True)
-class Grid:
-    """The values swept for each knob. No vector distances: fine steps over the data's range;
-    no support or topic distances: 0 (the rule off) and quantiles of the best candidates'
-    distances."""
-
-    vector_max_distance: tuple[float, ...] = ()
-    vector_margin: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 1.0)
-    min_coverage: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
-    rare_df: tuple[float, ...] = (0.005, 0.02, 0.05, 0.1)
-    rare_min_chunks: tuple[int, ...] = (1, 3, 5)
-    coverage_mode: tuple[str, ...] = MODES
-    prefix_credit: tuple[float, ...] = (0.0, 0.5, 1.0)
-    support_max_distance: tuple[float, ...] = ()
-    support_min_coverage: tuple[float, ...] = (0.45, 0.6, 0.75, 0.9)
-    topic_max_distance: tuple[float, ...] = ()
-    topic_min_known: tuple[float, ...] = (0.5, 0.75, 1.0)
-
-
-def fold_of(case_id: str, folds: int = FOLDS) -> int:
-    """A case's cross-validation fold: stable across runs, machines and set orderings."""
-    return int(hashlib.sha1(case_id.encode("utf-8")).hexdigest(), 16) % folds
-
-
-def _best_distances(retrievals: Sequence[Retrieval]) -> list[float]:
-    return [
-        min(ds)
-        for r in retrievals
-        if (ds := [c.distance for c in r.candidates if c.distance is not None])
-    ]
-
-
-def distance_axis(
-    retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP
-) -> tuple[float, ...]:
-    """Distances in fine steps, from just below the closest best candidate (the vector rule off)
-    to the farthest best candidate."""
-    best = _best_distances(retrievals)
-    if not best:
-        return (-1.0,)
-    lo = math.ceil(min(best) / step) - 1  # the largest step strictly below every best
-    hi = math.ceil(max(best) / step)
-    n = hi - lo + 1
-    stride = max(1, math.ceil(n / MAX_DISTANCES))
-    return tuple(round((lo + i) * step, 6) for i in range(0, n, stride))
-
-
-def near_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
-    """0 (the rule off) and quantiles of the best candidates' distances, on the step grid."""
-    best = _best_distances(retrievals)
-    if not best:
-        return (0.0,)
-    qs = np.percentile(np.asarray(best), NEAR_QUANTILES)
-    return (0.0, *sorted({round(math.ceil(q / step) * step, 6) for q in qs}))
-
-
-@dataclass
-class Sweep:
-    """Recalled and false answers per setting and fold. A setting is a block (every knob but the
-    vector distance) and a distance; blocks that judge alike share one result."""
-
-    blocks: dict[str, np.ndarray]  # knob -> value per block (coverage_mode: index in MODES)
-    result: np.ndarray  # block -> index into the results
-    distances: np.ndarray
-    recalled: np.ndarray  # (results, distances, folds)
-    false_answers: np.ndarray
-    answerable: np.ndarray  # per fold
-    no_answer: np.ndarray  # per fold
-    # every count of one block, at every distance (refusals are not kept for all settings)
-    recount: Callable[[int], Counts] | None = None
-
-    def __len__(self) -> int:
-        return len(self.result) * len(self.distances)
-
-    def params(self, i: int) -> FilterParams:
-        block, d = divmod(i, len(self.distances))
-        v: dict[str, Any] = {k: self.blocks[k][block].item() for k, _ in KNOBS if k in self.blocks}
-        v["vector_max_distance"] = self.distances[d].item()
-        v["coverage_mode"] = MODES[int(v["coverage_mode"])]
-        v["rare_min_chunks"] = int(v["rare_min_chunks"])
-        return FilterParams(**v)
-
-    def _folds(self, folds: Sequence[int] | None) -> list[int]:
-        return list(range(len(self.answerable))) if folds is None else list(folds)
-
-    def figures(self, i: int, folds: Sequence[int] | None = None) -> Figures:
-        f = self._folds(folds)
-        block, d = divmod(i, len(self.distances))
-        if self.recount is not None:
-            recalled, refused, false = (x[d, f].sum() for x in self.recount(block))
-        else:
-            r = int(self.result[block])
-            recalled, refused, false = (
-                self.recalled[r, d, f].sum(),
-                0,
-                self.false_answers[r, d, f].sum(),
-            )
-        return Figures(
-            int(self.answerable[f].sum()),
-            int(self.no_answer[f].sum()),
-            int(recalled),
-            int(refused),
-            int(false),
-        )
-
-    def totals(self, folds: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Recalled and false answers of every setting on ``folds``, flat in setting order."""
-        f = self._folds(folds)
-        rec = self.recalled[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
-        false = self.false_answers[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
-        return rec, false
-
-    def best(self, idx: np.ndarray) -> int:
-        """The simplest, most conservative of the settings ``idx`` (equal on the figures)."""
-        block, d = np.divmod(idx, len(self.distances))
-        keys = []
-        for k, sign in reversed(KNOBS):
-            values = self.distances[d] if k == "vector_max_distance" else self.blocks[k][block]
-            keys.append(sign * values)
-        return int(idx[np.lexsort(keys)[0]])
-
-
-@dataclass
-class _CaseArrays:
-    dist: np.ndarray  # (Q, K) nan where no distance
-    margin: np.ndarray
-    known: np.ndarray  # (Q,) share of the question's words the corpus knows
-    answerable: np.ndarray
-    fold: np.ndarray
-    gold_rows: np.ndarray  # answerable-row and column of every gold candidate, row-major
-    gold_cols: np.ndarray
-
-
-def _arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) -> _CaseArrays:
-    q, k = len(cases), max([len(r.candidates) for r in retrievals] + [1])
-    dist, margin = np.full((q, k), np.nan), np.full((q, k), np.nan)
-    known = np.zeros(q)
-    gold = np.zeros((q, k), dtype=bool)
-    probe = FilterParams(0.0, 0.0, 0.0, 0, 1.0)
-    for i, (case, r) in enumerate(zip(cases, retrievals, strict=True)):
-        for j, (c, judgement) in enumerate(zip(r.candidates, judge(r, probe), strict=True)):
-            if judgement.distance is not None and judgement.margin is not None:
-                dist[i, j], margin[i, j] = judgement.distance, judgement.margin
-            gold[i, j] = c.source_id in case.expect
-            known[i] = judgement.known
-    answerable = np.array([c.answerable for c in cases], dtype=bool)
-    rows, cols = np.nonzero(gold[answerable])
-    return _CaseArrays(
-        dist,
-        margin,
-        known,
-        answerable,
-        np.array([fold_of(c.id, folds) for c in cases], dtype=int),
-        rows,
-        cols,
-    )
-
-
-def _judged(
-    retrievals: Sequence[Retrieval], k: int, params: FilterParams
-) -> tuple[np.ndarray, np.ndarray]:
-    """Coverage and support of every candidate under ``params`` (-1 where no candidate)."""
-    cov, sup = np.full((len(retrievals), k), -1.0), np.full((len(retrievals), k), -1.0)
-    for i, r in enumerate(retrievals):
-        for j, judgement in enumerate(judge(r, params)):
-            cov[i, j], sup[i, j] = judgement.coverage, judgement.support
-    return cov, sup
-
-
-def _fold_counts(hit: np.ndarray, folds: np.ndarray, n_folds: int) -> np.ndarray:
-    """(cases, D) booleans summed per fold -> (D, folds)."""
-    onehot = np.eye(n_folds, dtype=np.int32)[folds]
-    return hit.astype(np.int32).T @ onehot
-
-
-def _outcomes(t: np.ndarray, a: _CaseArrays, dists: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per case and distance, for pass thresholds ``t``: recalled and refused (answerable cases),
-    answered (not_found cases)."""
-    passes_any = t.min(axis=1)[:, None] <= dists[None, :]
-    ta = t[a.answerable]
-    recalled = np.zeros((len(ta), len(dists)), dtype=bool)
-    rows, cols = a.gold_rows, a.gold_cols
-    if len(rows):
-        width = int(cols.max()) + 1
-        if width > MAX_SOURCES:
-            # the answer is full before a gold candidate once five earlier candidates pass
-            earlier = np.where(np.arange(width)[None, :] < cols[:, None], ta[rows, :width], np.inf)
-            u = np.partition(earlier, MAX_SOURCES - 1, axis=1)[:, MAX_SOURCES - 1]
-        else:
-            u = np.full(len(rows), np.inf)
-        inside = (ta[rows, cols][:, None] <= dists) & (dists < u[:, None])
-        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-        recalled[rows[starts]] = np.logical_or.reduceat(inside, starts, axis=0)
-    return recalled, ~passes_any[a.answerable], passes_any[~a.answerable]
-
-
-def _with_topic(outcome: np.ndarray, qualifies: np.ndarray, column: np.ndarray) -> np.ndarray:
-    """Cases whose words the corpus knows are judged at max(distance, topic distance)."""
-    return np.where(qualifies[:, None], outcome[:, column], outcome)
 
 
 def sweep(
@@ -284,7 +75,7 @@ def sweep(
     grid = grid or Grid()
     if not cases:
         raise InputError("nothing to calibrate: the set has no cases")
-    a = _arrays(cases, retrievals, folds)
+    a = case_arrays(cases, retrievals, folds)
     topics = [d for d in (grid.topic_max_distance or near_axis(retrievals)) if d > 0]
     # topic distances join the distance axis: a question is judged exactly at one of them
     dists = np.array(
@@ -345,23 +136,23 @@ def sweep(
         # Settings with the same rare limit for every owner judge words identically.
         key = (tuple(max(rdf * n, rmc) for n in chunk_counts), mode, credit)
         if key not in judged:
-            judged[key] = _judged(
+            judged[key] = coverage_and_support(
                 retrievals, a.dist.shape[1], FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit)
             )
         return key
 
     def store(ck: tuple[Any, ...], rules: Sequence[tuple[float, float]]) -> None:
         first[(ck, tuple(rules))] = len(stored)
-        recalled, _, answered = _outcomes(thresholds(*ck), a, dists)
+        recalled, _, answered = outcomes(thresholds(*ck), a, dists)
         for td, tk in rules:
             rec, fa = recalled, answered
             if td > 0:
-                rec = _with_topic(recalled, a.known[ans] >= tk, columns[td])
-                fa = _with_topic(answered, a.known[na] >= tk, columns[td])
+                rec = with_topic(recalled, a.known[ans] >= tk, columns[td])
+                fa = with_topic(answered, a.known[na] >= tk, columns[td])
             stored.append(
                 (
-                    _fold_counts(rec, a.fold[ans], folds).astype(dtype),
-                    _fold_counts(fa, a.fold[na], folds).astype(dtype),
+                    fold_counts(rec, a.fold[ans], folds).astype(dtype),
+                    fold_counts(fa, a.fold[na], folds).astype(dtype),
                 )
             )
 
@@ -422,7 +213,7 @@ def sweep(
             MODES[int(v["coverage_mode"])],
             v["prefix_credit"],
         )
-        out = _outcomes(
+        out = outcomes(
             thresholds(
                 key,
                 v["vector_margin"],
@@ -437,14 +228,14 @@ def sweep(
             col = columns[v["topic_max_distance"]]
             qualifies = a.known >= v["topic_min_known"]
             out = (
-                _with_topic(out[0], qualifies[ans], col),
-                _with_topic(out[1], qualifies[ans], col),
-                _with_topic(out[2], qualifies[na], col),
+                with_topic(out[0], qualifies[ans], col),
+                with_topic(out[1], qualifies[ans], col),
+                with_topic(out[2], qualifies[na], col),
             )
         return (
-            _fold_counts(out[0], a.fold[ans], folds),
-            _fold_counts(out[1], a.fold[ans], folds),
-            _fold_counts(out[2], a.fold[na], folds),
+            fold_counts(out[0], a.fold[ans], folds),
+            fold_counts(out[1], a.fold[ans], folds),
+            fold_counts(out[2], a.fold[na], folds),
         )
 
     return Sweep(
@@ -459,47 +250,33 @@ def sweep(
     )
 
 
-def _totals(s: Sweep, folds: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Recalled and false answers per result and distance on ``folds``."""
-    f = s._folds(folds)
-    return (
-        s.recalled[:, :, f].sum(axis=2, dtype=np.int32),
-        s.false_answers[:, :, f].sum(axis=2, dtype=np.int32),
-    )
-
-
-def _pick(s: Sweep, chosen: np.ndarray) -> int:
-    """The simplest setting among those whose (result, distance) is marked in ``chosen``."""
-    return s.best(np.flatnonzero(chosen[s.result]))
-
-
 def select(s: Sweep, ceiling: float, folds: Sequence[int] | None = None) -> int | None:
     """The best setting on ``folds`` (default all) whose false-answer rate is <= ``ceiling``."""
-    recalled, false = _totals(s, folds)
+    recalled, false = s.result_totals(folds)
     allowed = math.floor(ceiling * int(s.no_answer[s._folds(folds)].sum()) + 1e-9)
     feasible = false <= allowed
     if not feasible.any():
         return None
     tied = feasible & (recalled == recalled[feasible].max())
-    return _pick(s, tied & (false == false[tied].min()))
+    return s.pick(tied & (false == false[tied].min()))
 
 
 def least_false(s: Sweep, folds: Sequence[int] | None = None) -> int:
     """The setting with the fewest false answers on ``folds`` (then the most recall)."""
-    recalled, false = _totals(s, folds)
+    recalled, false = s.result_totals(folds)
     low = false == false.min()
-    return _pick(s, low & (recalled == recalled[low].max()))
+    return s.pick(low & (recalled == recalled[low].max()))
 
 
 def frontier(s: Sweep) -> list[int]:
     """Settings no other beats on both rates, fewest false answers first (one per step)."""
-    recalled, false = _totals(s, None)
+    recalled, false = s.result_totals(None)
     best = np.full(int(s.no_answer.sum()) + 1, -1)
     np.maximum.at(best, false.ravel(), recalled.ravel())
     out, top = [], -1
     for f, r in enumerate(best):
         if r > top:
-            out.append(_pick(s, (false == f) & (recalled == r)))
+            out.append(s.pick((false == f) & (recalled == r)))
             top = int(r)
     return out
 

@@ -365,6 +365,7 @@ def stats(app: App, owner: str, as_json: bool) -> None:
 
 # Commands defined in other modules register themselves on import.
 from rag import (  # noqa: E402
+    cli_calibrate,  # noqa: F401
     cli_eval,  # noqa: F401
     cli_query,  # noqa: F401
     cli_serve,  # noqa: F401

@@ -25,7 +25,8 @@ def engine(app: App) -> Any:
 @fails_cleanly
 def keys_command(text: str, lang: str | None, as_json: bool) -> None:
     """Print the language, tokens and lemma / stem / prefix keys of TEXT (for debugging)."""
-    from rag.text import chunk_keys, detect_language, query_keys
+    from rag.question_keys import query_keys
+    from rag.text import chunk_keys, detect_language
 
     language = lang or detect_language(text)
     q = query_keys(text, language)

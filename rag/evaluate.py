@@ -1,4 +1,4 @@
-"""Evaluation: a set of cases, its corpus in a dedicated owner, one retrieval per question, metrics.
+"""Evaluation sets: cases, their corpus in a dedicated owner, one retrieval per question.
 
 A case is a question and what the answer's sources must include: one or more ``source_id``s (any
 one of them suffices; external sets list alternative evidence) or nothing at all (``not_found``).
@@ -18,13 +18,8 @@ The corpus goes into the owner ``eval:<name>:<fingerprint>``; the fingerprint co
 bytes, chunking, the key version and the embedding model, so an unchanged corpus is reused as is
 and a changed one gets a fresh owner.
 
-Metrics. Rankings are over distinct sources: a document with three chunks in the top five counts
-once. hit@k is the share of answerable cases with a gold source among the first k sources, MRR@10
-the mean of 1/rank of the first gold source (0 beyond 10); fts and vector rankings are the single
-retrievers' lists inside the hybrid retrieval (each keeps its own rank there). The full pipeline is
-``Engine.answer_from`` on the re-judged retrieval: answer recall is the share of answerable cases
-with a gold source among the answer's sources, the false-answer rate the share of not_found cases
-that got any source, the false-refusal rate the share of answerable cases answered not_found.
+Each question is retrieved once (:func:`retrieve_all`); :mod:`rag.eval_metrics` scores the cached
+retrievals under any filter setting.
 """
 
 from __future__ import annotations
@@ -33,17 +28,17 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag.answer import Engine, Hit, SearchResult
+from rag.answer import Engine
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, EmbedderError, InputError
-from rag.ingest import KEYS_VERSION, Ingestor
+from rag.ingest import Ingestor
 from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path
-from rag.relevance import FilterParams, judge
+from rag.prepare import KEYS_VERSION
 from rag.retrieve import Retrieval
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
@@ -51,8 +46,6 @@ from rag.store import find_owner, owner_stats
 PACKAGE_DIR = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_DIR / "sample"
 SHIPPED_SET = PACKAGE_DIR / "regression" / "cases.jsonl"
-MODES = ("fts", "vector", "hybrid")
-MRR_DEPTH = 10
 QUERY_BATCH = 64
 
 
@@ -298,223 +291,3 @@ def retrieve_all(
                 out.append(engine.search(owner_id, q, vector=v).retrieval)
                 bar.update(1)
     return out
-
-
-# --- metrics ------------------------------------------------------------------------------------
-
-
-def ranking(r: Retrieval, mode: str) -> list[str]:
-    """Distinct source_ids in the order ``mode`` ranks them."""
-    if mode == "hybrid":
-        cands = list(r.candidates)
-    else:
-        attr = "fts_rank" if mode == "fts" else "vector_rank"
-        cands = sorted(
-            (c for c in r.candidates if getattr(c, attr) is not None),
-            key=lambda c: getattr(c, attr),
-        )
-    return list(dict.fromkeys(c.source_id for c in cands))
-
-
-def gold_rank(sources: Sequence[str], expect: Sequence[str]) -> int | None:
-    """1-based rank of the first expected source, or None."""
-    gold = set(expect)
-    return next((i for i, s in enumerate(sources, 1) if s in gold), None)
-
-
-@dataclass
-class CaseResult:
-    """One case under one parameter set."""
-
-    case: Case
-    ranks: dict[str, int | None]
-    status: str  # "answered" | "not_found"
-    sources: list[str]  # the answer's source_ids, in order
-    outcome: str  # recalled | wrong_sources | refused | refused_correctly | false_answer
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome in ("recalled", "refused_correctly")
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.case.id,
-            "question": self.case.question,
-            "expect": list(self.case.expect) or "not_found",
-            "tags": list(self.case.tags),
-            "ranks": self.ranks,
-            "status": self.status,
-            "sources": self.sources,
-            "outcome": self.outcome,
-            "evidence": self.evidence,
-        }
-
-
-def _evidence(hit: Hit, position: int) -> dict[str, Any]:
-    c, j = hit.candidate, hit.judgement
-    words = [f"{w.word}:{w.matched_by or '-'}{'' if w.rare else '(common)'}" for w in j.words]
-    return {
-        "source_id": c.source_id,
-        "chunk_id": c.chunk_id,
-        "position": position,
-        "fts_rank": c.fts_rank,
-        "vector_rank": c.vector_rank,
-        "distance": None if c.distance is None else round(c.distance, 4),
-        "margin": None if j.margin is None else round(j.margin, 4),
-        "coverage": round(j.coverage, 3),
-        "support": round(j.support, 3),
-        "passed": j.passed,
-        "rule": j.rule,
-        "words": words,
-    }
-
-
-def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams) -> CaseResult:
-    """Re-judge a cached retrieval with ``params`` and answer through the engine, without an LLM."""
-    hits = [Hit(c, j) for c, j in zip(r.candidates, judge(r, params), strict=True)]
-    answer = engine.answer_from(
-        SearchResult(r.question, r.query.lang, hits, r.degraded, r), history=[], use_llm=False
-    )
-    sources = list(dict.fromkeys(s.source_id for s in answer.sources))
-    ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
-    gold = set(case.expect)
-    if not case.answerable:
-        outcome = "false_answer" if sources else "refused_correctly"
-        shown = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:3]
-    else:
-        outcome = (
-            "recalled"
-            if gold & set(sources)
-            else "refused"
-            if answer.status == "not_found"
-            else "wrong_sources"
-        )
-        first_gold = [(i, h) for i, h in enumerate(hits, 1) if h.candidate.source_id in gold][:1]
-        passed = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:2]
-        shown = first_gold + passed
-    evidence = [_evidence(h, i) for i, h in shown] if outcome not in ("recalled",) else []
-    return CaseResult(case, ranks, answer.status, sources, outcome, evidence)
-
-
-@dataclass
-class Figures:
-    """Counts of the full pipeline's outcomes, and the rates they give."""
-
-    answerable: int = 0
-    no_answer: int = 0
-    recalled: int = 0
-    refused: int = 0
-    false_answers: int = 0
-
-    @property
-    def answer_recall(self) -> float | None:
-        return self.recalled / self.answerable if self.answerable else None
-
-    @property
-    def false_answer_rate(self) -> float | None:
-        return self.false_answers / self.no_answer if self.no_answer else None
-
-    @property
-    def false_refusal_rate(self) -> float | None:
-        return self.refused / self.answerable if self.answerable else None
-
-    @classmethod
-    def of(cls, results: Sequence[CaseResult]) -> Figures:
-        outcomes = [r.outcome for r in results]
-        answerable = sum(r.case.answerable for r in results)
-        return cls(
-            answerable,
-            len(results) - answerable,
-            outcomes.count("recalled"),
-            outcomes.count("refused"),
-            outcomes.count("false_answer"),
-        )
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "answerable": self.answerable,
-            "no_answer": self.no_answer,
-            "recalled": self.recalled,
-            "refused": self.refused,
-            "false_answers": self.false_answers,
-            "answer_recall": self.answer_recall,
-            "false_answer_rate": self.false_answer_rate,
-            "false_refusal_rate": self.false_refusal_rate,
-        }
-
-
-def retrieval_metrics(results: Sequence[CaseResult]) -> dict[str, dict[str, float | None]]:
-    """hit@1, hit@5 and MRR@10 per mode over the answerable cases."""
-    answerable = [r for r in results if r.case.answerable]
-    out: dict[str, dict[str, float | None]] = {}
-    for mode in MODES:
-        ranks = [r.ranks[mode] for r in answerable]
-        n = len(ranks)
-        if not n:
-            out[mode] = {"hit@1": None, "hit@5": None, "mrr@10": None}
-            continue
-        out[mode] = {
-            "hit@1": sum(1 for k in ranks if k is not None and k <= 1) / n,
-            "hit@5": sum(1 for k in ranks if k is not None and k <= 5) / n,
-            "mrr@10": sum(1 / k for k in ranks if k is not None and k <= MRR_DEPTH) / n,
-        }
-    return out
-
-
-@dataclass
-class Report:
-    """Everything ``rag eval`` prints."""
-
-    name: str
-    params: FilterParams
-    results: list[CaseResult]
-
-    @property
-    def figures(self) -> Figures:
-        return Figures.of(self.results)
-
-    @property
-    def failures(self) -> list[CaseResult]:
-        return [r for r in self.results if not r.ok]
-
-    def by_tag(self) -> dict[str, dict[str, Any]]:
-        tags = sorted({t for r in self.results for t in r.case.tags})
-        out = {}
-        for tag in tags:
-            rs = [r for r in self.results if tag in r.case.tags]
-            out[tag] = {
-                "cases": len(rs),
-                **Figures.of(rs).as_dict(),
-                "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"],
-            }
-        return out
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "set": self.name,
-            "cases": len(self.results),
-            "params": self.params.as_dict(),
-            "retrieval": retrieval_metrics(self.results),
-            "pipeline": self.figures.as_dict(),
-            "tags": self.by_tag(),
-            "failures": [r.as_dict() for r in self.failures],
-        }
-
-
-def score(
-    engine: Engine,
-    name: str,
-    cases: Sequence[Case],
-    retrievals: Sequence[Retrieval],
-    params: FilterParams,
-    *,
-    progress: Callable[[int], None] | None = None,
-) -> Report:
-    """Judge every cached retrieval with ``params`` and collect the report."""
-    results = []
-    for case, r in zip(cases, retrievals, strict=True):
-        results.append(evaluate_case(engine, case, r, params))
-        if progress:
-            progress(1)
-    return Report(name, params, results)

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.errors import LLMError
-from rag.text import QueryKeys, QueryWord, query_keys, tokenize
+from rag.question_keys import QueryKeys, QueryWord, query_keys
+from rag.text import tokenize
 
 if TYPE_CHECKING:
     from rag.answer import Engine, SearchResult

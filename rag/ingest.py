@@ -13,37 +13,41 @@ and ``rag reindex`` backfills them later.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import multiprocessing
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import psycopg
 
-from rag.chunking import chunk_text
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import EmbedderError, InputError, RagError
+from rag.errors import RagError
 from rag.loaders import LoadedDocument, LoadFailure
+from rag.prepare import (
+    PreparedDocument,
+    embed_chunks,
+    prepare_or_error,
+)
 from rag.settings import Settings
 from rag.store import ensure_owner, ensure_vector_index
-from rag.text import chunk_keys, detect_language, normalize
 
 log = logging.getLogger(__name__)
 
-# Bump when rag.text changes what keys it produces: re-ingesting then re-keys every document.
-KEYS_VERSION = 2
 BATCH_CHUNKS = (
     4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
 )
 MAX_DOCUMENTS_PER_BATCH = 500
+# Documents handed to worker processes ahead of the writer: enough text that the workers keep
+# chunking while this process writes a whole batch, bounded so a folder of large files cannot
+# hold them all in memory at once.
+IN_FLIGHT_CHARS = 32_000_000
+IN_FLIGHT_DOCUMENTS = 2 * MAX_DOCUMENTS_PER_BATCH
 
 CREATE_STAGING = """
 CREATE TEMP TABLE IF NOT EXISTS chunk_load (
@@ -86,23 +90,6 @@ RETURNING source_id, document_id
 
 
 @dataclass
-class PreparedChunk:
-    ordinal: int
-    text: str
-    token_count: int
-    word_keys: str
-    embedding: np.ndarray | None = None
-
-
-@dataclass
-class PreparedDocument:
-    doc: LoadedDocument
-    lang: str
-    content_hash: bytes
-    chunks: list[PreparedChunk] = field(default_factory=list)
-
-
-@dataclass
 class IngestSummary:
     """What one ingestion did; ``--json`` prints it."""
 
@@ -130,60 +117,6 @@ class IngestSummary:
             "degraded": self.degraded,
             "documents": self.documents,
         }
-
-
-def content_hash(doc: LoadedDocument, lang: str, settings: Settings) -> bytes:
-    """Identity of what ingestion would store: text, title, language, metadata, chunking, keys."""
-    h = hashlib.sha256()
-    payload = {
-        "text": doc.text,
-        "title": doc.title,
-        "lang": lang,
-        "metadata": doc.metadata,
-        "chunk": [settings.chunk_size, settings.chunk_overlap],
-        "keys": KEYS_VERSION,
-    }
-    h.update(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode())
-    return h.digest()
-
-
-def prepare(doc: LoadedDocument, settings: Settings) -> PreparedDocument:
-    """Chunk a document and compute each chunk's word keys (pure, no I/O)."""
-    text = normalize(doc.text)
-    if not text.strip():
-        raise InputError(f"{doc.origin}: document has no text")
-    lang = doc.lang or detect_language(text[:4000])
-    prepared = PreparedDocument(doc=doc, lang=lang, content_hash=content_hash(doc, lang, settings))
-    for chunk in chunk_text(text, size=settings.chunk_size, overlap=settings.chunk_overlap):
-        keys = chunk_keys(chunk.text, lang)
-        prepared.chunks.append(
-            PreparedChunk(chunk.ordinal, chunk.text, keys.token_count, keys.tsvector)
-        )
-    return prepared
-
-
-def _prepare_or_error(
-    doc: LoadedDocument, settings: Settings
-) -> PreparedDocument | tuple[str, RagError]:
-    try:
-        return prepare(doc, settings)
-    except RagError as e:
-        return doc.origin, e
-
-
-def embed_chunks(chunks: Sequence[PreparedChunk], embedder: Embedder, batch: int) -> str | None:
-    """Attach passage vectors; on failure leave the rest unembedded and return why."""
-    for start in range(0, len(chunks), batch):
-        part = chunks[start : start + batch]
-        try:
-            vectors = embedder.embed([c.text for c in part], kind="passage")
-        except EmbedderError as e:
-            return str(e)
-        except Exception as e:  # noqa: BLE001 -- a backend bug must not lose the document
-            return f"{type(e).__name__}: {e}"
-        for c, v in zip(part, vectors, strict=True):
-            c.embedding = np.asarray(v, dtype=np.float32)
-    return None
 
 
 class Ingestor:
@@ -227,7 +160,7 @@ class Ingestor:
         if isinstance(item, LoadFailure):
             self._fail(item.origin, item.error)
             return
-        self._enqueue(_prepare_or_error(item, self.settings))
+        self._enqueue(prepare_or_error(item, self.settings))
 
     def _enqueue(self, prepared: PreparedDocument | tuple[str, RagError]) -> None:
         if isinstance(prepared, tuple):
@@ -268,18 +201,26 @@ class Ingestor:
             log.info("could not merge GIN pending lists: %s", e)
 
     def _add_parallel(self, items: Iterable[LoadedDocument | LoadFailure], workers: int) -> None:
-        in_flight: deque[Future[PreparedDocument | tuple[str, RagError]]] = deque()
+        in_flight: deque[tuple[int, Future[PreparedDocument | tuple[str, RagError]]]] = deque()
+        chars = 0
         # fork: workers inherit the loaded dictionaries and caches instead of reloading them
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             for item in items:
                 if isinstance(item, LoadFailure):
                     self._fail(item.origin, item.error)
                     continue
-                in_flight.append(pool.submit(_prepare_or_error, item, self.settings))
-                while len(in_flight) > 8 * workers:
-                    self._enqueue(in_flight.popleft().result())
+                in_flight.append(
+                    (len(item.text), pool.submit(prepare_or_error, item, self.settings))
+                )
+                chars += len(item.text)
+                while in_flight and (
+                    chars > IN_FLIGHT_CHARS or len(in_flight) > IN_FLIGHT_DOCUMENTS
+                ):
+                    size, future = in_flight.popleft()
+                    chars -= size
+                    self._enqueue(future.result())
             while in_flight:
-                self._enqueue(in_flight.popleft().result())
+                self._enqueue(in_flight.popleft()[1].result())
 
     def _fail(self, origin: str, error: Exception) -> None:
         self.summary.failed += 1

@@ -1,8 +1,8 @@
 """Files and uploads to documents: text with paragraphs separated by blank lines.
 
-Each format goes through a well-kept library: pypdf (PDF), python-docx (DOCX), BeautifulSoup
-(HTML); txt and md are decoded as UTF-8 (a BOM is stripped, UTF-16 with a BOM is accepted). A JSONL
-file holds one document per line: ``{"id", "text", "title"?, "lang"?, "metadata"?}``.
+A file's format comes from its suffix, else from its first bytes; its title and text come from
+:mod:`rag.formats`. A JSONL file holds one document per line: ``{"id", "text", "title"?, "lang"?,
+"metadata"?}``.
 
 Bad input never raises here. It comes back as a :class:`LoadFailure` whose error (an
 :class:`~rag.errors.InputError`) has a one-line message naming the file, and the line of a JSONL
@@ -12,13 +12,10 @@ file, so one broken file does not stop the ingestion of a directory, nor a bad l
 from __future__ import annotations
 
 import codecs
-import importlib.util
 import io
 import json
 import os
-import re
 import stat
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -30,22 +27,10 @@ from rag.errors import (
     EmptyInput,
     InputError,
     TooLarge,
-    UnsupportedFormat,
 )
+from rag.formats import FORMATS, SURROGATE, clean_text, detect_format, extract
 
-_FORMATS = {
-    ".txt": "txt",
-    ".md": "md",
-    ".markdown": "md",
-    ".html": "html",
-    ".htm": "html",
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".jsonl": "jsonl",
-}
-SUPPORTED_SUFFIXES = tuple(_FORMATS)
 _SNIFF_BYTES = 4096
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .doc/.xls
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +120,10 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
             with path.open("rb") as f:
                 yield from _jsonl(_file_lines(f, max_bytes), label, max_bytes)
             return
-        fmt = _FORMATS.get(suffix)
+        fmt = FORMATS.get(suffix)
         if fmt is None:
             with path.open("rb") as f:
-                fmt = _detect(suffix, f.read(_SNIFF_BYTES), label)
+                fmt = detect_format(suffix, f.read(_SNIFF_BYTES), label)
         if st.st_size > max_bytes:
             raise _too_large(label, st.st_size, max_bytes)
         data = path.read_bytes()
@@ -177,7 +162,7 @@ def load_bytes(
         if len(data) > max_bytes:
             raise _too_large(label, len(data), max_bytes)
         suffix = PurePath(filename).suffix.lower()
-        fmt = _FORMATS.get(suffix) or _detect(suffix, data[:_SNIFF_BYTES], label)
+        fmt = FORMATS.get(suffix) or detect_format(suffix, data[:_SNIFF_BYTES], label)
         if fmt == "jsonl":
             return list(_jsonl(_bytes_lines(data), label, max_bytes))
         return [_document(data, fmt, label, source_id or filename)]
@@ -194,37 +179,11 @@ def _too_large(label: str, size: int, max_bytes: int) -> TooLarge:
     return TooLarge(f"{label}: {size} bytes is over the limit of {max_bytes} bytes")
 
 
-def _detect(suffix: str, head: bytes, label: str) -> str:
-    """The format of a file whose suffix is not a supported one, from its first bytes."""
-    if b"%PDF-" in head[:1024]:
-        return "pdf"
-    if head.startswith(b"PK\x03\x04") and b"word/" in head:
-        return "docx"
-    lower = head.lstrip(codecs.BOM_UTF8 + b" \t\r\n").lower()
-    if lower.startswith((b"<!doctype html", b"<html")):
-        return "html"
-    if head.startswith(_OLE_MAGIC):
-        raise UnsupportedFormat(f"{label}: a legacy Office file; save it as .docx or .pdf")
-    if suffix == "":
-        return "txt"
-    raise UnsupportedFormat(
-        f"{label}: unsupported file type {suffix!r} (supported: {', '.join(SUPPORTED_SUFFIXES)})"
-    )
-
-
 def _document(data: bytes, fmt: str, label: str, source_id: str) -> LoadedDocument:
     """Parse one non-JSONL file's bytes; raises an InputError for bad input."""
     if not data:
         raise EmptyInput(f"{label}: empty file")
-    if fmt == "pdf":
-        title, text = _pdf(data, label)
-    elif fmt == "docx":
-        title, text = _docx(data, label)
-    elif fmt == "html":
-        title, text = _html(data, label)
-    else:
-        text = _decode(data, label)
-        title = _markdown_title(text) if fmt == "md" else None
+    title, text = extract(data, fmt, label)
     text = clean_text(text)
     if not text:
         what = "only whitespace" if fmt in ("txt", "md") else "no text"
@@ -232,221 +191,10 @@ def _document(data: bytes, fmt: str, label: str, source_id: str) -> LoadedDocume
     return LoadedDocument(source_id, _one_line(title), text, None, {"format": fmt}, label)
 
 
-# --- text --------------------------------------------------------------------------------------
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# NUL, soft hyphen and zero-width characters: invisible, and they split words for search.
-_INVISIBLE = re.compile("[\x00\u00ad\u200b-\u200d\u2060\ufeff]")
-_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f-\x9f]")
-_HSPACE = re.compile(r"[^\S\n]+")
-_SPACES = re.compile(r"  +")
-_LINE_EDGE = re.compile(r" ?\n ?")
-_BLANK_LINES = re.compile(r"\n{3,}")
-
-
-def clean_text(text: str) -> str:
-    """Extracted text in NFC with ``\\n`` line ends, spaces collapsed, one blank line at most."""
-    # Each step runs only if a cheap check finds work for it: a JSONL corpus goes through here
-    # record by record. isprintable() is False for controls, invisible characters, lone
-    # surrogates and every whitespace character but the space.
-    if not text.replace("\n", "").isprintable():
-        text = _SURROGATE.sub("\ufffd", text)  # lone surrogates cannot be stored as UTF-8
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        text = text.replace("\f", "\n\n").replace("\v", "\n")
-        text = _CONTROL.sub(" ", _INVISIBLE.sub("", text))
-        text = _HSPACE.sub(" ", text)
-    elif "  " in text:
-        text = _SPACES.sub(" ", text)
-    if not unicodedata.is_normalized("NFC", text):
-        text = unicodedata.normalize("NFC", text)
-    if " \n" in text or "\n " in text:
-        text = _LINE_EDGE.sub("\n", text)
-    if "\n\n\n" in text:
-        text = _BLANK_LINES.sub("\n\n", text)
-    return text.strip()
-
-
 def _one_line(text: str | None) -> str | None:
     if text is None:
         return None
     return " ".join(clean_text(str(text)).split()) or None
-
-
-def _decode(data: bytes, label: str) -> str:
-    """Bytes of a text file to str: UTF-8 (BOM stripped), or UTF-16 with its BOM."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as e:
-            raise CorruptInput(f"{label}: invalid UTF-16 at byte offset {e.start}") from None
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise UnsupportedFormat(f"{label}: binary content (NUL byte at offset {nul}), not text")
-    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
-    try:
-        return data[bom:].decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise CorruptInput(
-            f"{label}: invalid UTF-8 at byte offset {e.start + bom}; save the file as UTF-8"
-        ) from None
-
-
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*$", re.MULTILINE | re.DOTALL)
-_FRONT_TITLE = re.compile(r"^title:[ \t]*(.*\S)", re.MULTILINE)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1|\Z)", re.MULTILINE | re.DOTALL)
-_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
-_SETEXT = re.compile(r"^ {0,3}(\S.*)\n {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
-
-
-def _markdown_title(text: str) -> str | None:
-    """The front matter's ``title:``, else the first heading (``# Title`` or underlined)."""
-    body = text.replace("\r\n", "\n")
-    if front := _FRONT_MATTER.match(body):
-        if title := _FRONT_TITLE.search(front.group(1)):
-            return title.group(1).strip("\"'")
-        body = body[front.end() :]
-    body = _FENCE.sub("", body)
-    found = [m for m in (_ATX.search(body), _SETEXT.search(body)) if m]
-    return min(found, key=lambda m: m.start()).group(1) if found else None
-
-
-def _reason(e: BaseException) -> str:
-    """A library exception as a short single line."""
-    return " ".join(str(e).split())[:160] or type(e).__name__
-
-
-# --- formats through their libraries -----------------------------------------------------------
-# Each library is imported where it is used: only the formats being loaded pay for the import.
-
-_DROP_TAGS = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "object", "head"]
-_BLOCK_TAGS = [
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "details",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "main",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "ul",
-]
-_LINE_TAGS = ["br", "caption", "dd", "dt", "li", "tr"]
-# Private-use characters stand for breaks while the markup's own whitespace is collapsed.
-_PARA_MARK, _LINE_MARK = "\ue000", "\ue001"
-
-
-def _html(data: bytes, label: str) -> tuple[str | None, str]:
-    from bs4 import BeautifulSoup, NavigableString
-
-    # lxml is faster and python-docx depends on it, so it is normally there.
-    parser = "lxml" if importlib.util.find_spec("lxml") else "html.parser"
-    try:
-        # Bytes, so that BeautifulSoup honours the page's declared encoding.
-        soup = BeautifulSoup(data, parser)
-        heading = soup.title or soup.find("h1")
-        title = heading.get_text(" ") if heading else None
-        for tag in soup.find_all(_DROP_TAGS):
-            if not tag.decomposed:
-                tag.decompose()
-        for pre in soup.find_all("pre"):
-            for s in pre.find_all(string=True):
-                if type(s) is NavigableString:  # not a comment, which must stay invisible
-                    s.replace_with(s.replace("\n", _LINE_MARK))
-        for tag in soup.find_all(_LINE_TAGS):
-            tag.insert_before(_LINE_MARK)
-        for tag in soup.find_all(["td", "th"]):
-            tag.insert_after(" ")
-        for tag in soup.find_all(_BLOCK_TAGS):
-            tag.insert_before(_PARA_MARK)
-            tag.insert_after(_PARA_MARK)
-        raw = soup.get_text()
-    except Exception as e:  # noqa: BLE001  # the parser's failures share no base class
-        raise CorruptInput(f"{label}: not readable HTML ({_reason(e)})") from None
-    flat = " ".join(raw.split()).replace(_LINE_MARK, "\n")
-    paragraphs = (p.strip() for p in flat.split(_PARA_MARK))
-    return title, "\n\n".join(p for p in paragraphs if p)
-
-
-def _pdf(data: bytes, label: str) -> tuple[str | None, str]:
-    from pypdf import PdfReader
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            try:
-                # Many PDFs are encrypted with an empty password only to restrict printing.
-                opened = bool(reader.decrypt(""))
-            except Exception:  # noqa: BLE001  # e.g. AES without the cryptography package
-                opened = False
-            if not opened:
-                raise UnsupportedFormat(f"{label}: password-protected PDF")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        meta = reader.metadata
-        title = meta.title if meta is not None else None
-    except InputError:
-        raise
-    except Exception as e:  # noqa: BLE001  # pypdf raises many unrelated types on damage
-        raise CorruptInput(f"{label}: not a readable PDF ({_reason(e)})") from None
-    text = "\n\n".join(pages)
-    if not clean_text(text):
-        raise EmptyInput(f"{label}: PDF has no extractable text (a scan needs OCR first)")
-    return (str(title) if title else None), text
-
-
-def _docx(data: bytes, label: str) -> tuple[str | None, str]:
-    if data.startswith(_OLE_MAGIC):
-        raise UnsupportedFormat(f"{label}: a legacy Word .doc file; save it as .docx")
-    from docx import Document
-    from docx.table import Table
-
-    try:
-        doc = Document(io.BytesIO(data))
-        title = doc.core_properties.title or None
-        blocks: list[str] = []
-        for block in doc.iter_inner_content():
-            if isinstance(block, Table):
-                blocks.append(_docx_table(block))
-                continue
-            if title is None and block.style is not None and block.style.name == "Title":
-                title = block.text
-            blocks.append(block.text)
-    except Exception as e:  # noqa: BLE001  # zip, XML and package errors share no base
-        raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
-    return title, "\n\n".join(b for b in blocks if b.strip())
-
-
-def _docx_table(table: Any) -> str:
-    """A table as one paragraph, a line per row, cells separated by " | "."""
-    lines = []
-    for row in table.rows:
-        cells: list[str] = []
-        for cell in row.cells:
-            text = " ".join(cell.text.split())
-            if text and (not cells or cells[-1] != text):  # a merged cell repeats
-                cells.append(text)
-        if cells:
-            lines.append(" | ".join(cells))
-    return "\n".join(lines)
 
 
 # --- JSONL -------------------------------------------------------------------------------------
@@ -548,7 +296,7 @@ def _unstorable(value: Any) -> bool:
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            if "\x00" in v or _SURROGATE.search(v):
+            if "\x00" in v or SURROGATE.search(v):
                 return True
         elif isinstance(v, dict):
             stack.extend(v.keys())

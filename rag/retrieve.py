@@ -28,8 +28,20 @@ from psycopg import sql
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError
+from rag.question_keys import QueryKeys, query_keys
+from rag.retrieve_sql import (
+    EMPTY_FTS,
+    EMPTY_VEC,
+    FORM_MAP,
+    FTS,
+    FUSE,
+    KEY_DF,
+    OWNER_INFO,
+    Q_SQL,
+    VEC,
+)
 from rag.settings import Settings
-from rag.text import QueryKeys, form_map_prefix, lemma_from_form_map_key, query_keys
+from rag.text import form_map_prefix, lemma_from_form_map_key
 
 log = logging.getLogger(__name__)
 
@@ -69,81 +81,6 @@ class Retrieval:
     form_keys: dict[str, list[str]]  # question form -> lemma keys reached through the form map
     degraded: list[dict[str, str]] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-
-
-OWNER_INFO = """
-SELECT chunk_count, token_total,
-       (SELECT coalesce(array_agg(lang ORDER BY n DESC, lang), '{}')
-          FROM (SELECT lang, count(*) AS n FROM documents WHERE owner_id = %(owner_id)s
-                GROUP BY lang) l)
-FROM owners WHERE owner_id = %(owner_id)s
-"""
-# One primary-key range scan per form ("m:brne:" <= key < "m:brne:~"; keys are ASCII below "~").
-FORM_MAP = """
-SELECT w.key FROM unnest(%(prefixes)s::text[]) AS p(prefix)
-CROSS JOIN LATERAL (
-    SELECT key FROM word_stats
-    WHERE owner_id = %(owner_id)s AND key >= p.prefix AND key < p.prefix || '~'
-    ORDER BY df DESC LIMIT 20
-) w
-"""
-KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key = ANY(%(keys)s)"
-
-_FTS = """
-fts AS (
-    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank
-    FROM (
-        SELECT c.chunk_id,
-               sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
-                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
-        FROM chunks c
-        CROSS JOIN LATERAL (
-            -- setweight marks the question's keys (stored keys carry weight D), ts_filter keeps
-            -- only them: two C passes instead of unnesting every key of the chunk
-            SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{a}')) u
-        ) t
-        JOIN q ON q.key = t.lexeme
-        WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery
-        GROUP BY c.chunk_id
-        ORDER BY score DESC, c.chunk_id
-        LIMIT %(n)s
-    ) s
-)"""
-_Q = """
-q AS (
-    SELECT k.key, k.w, ln(1 + (%(n_chunks)s - k.df + 0.5) / (k.df + 0.5)) AS idf
-    FROM unnest(%(keys)s::text[], %(weights)s::float8[], %(dfs)s::float8[]) AS k(key, w, df)
-)"""
-_VEC = """
-vec AS (
-    SELECT v.chunk_id, v.distance, row_number() OVER (ORDER BY v.distance, v.chunk_id) AS rank
-    FROM (
-        SELECT c.chunk_id, c.embedding::vector({dim}) <=> %(vec)s::vector({dim}) AS distance
-        FROM chunks c
-        WHERE c.owner_id = %(owner_id)s AND c.embed_model = {model}
-        ORDER BY c.embedding::vector({dim}) <=> %(vec)s::vector({dim})
-        LIMIT %(n)s
-    ) v
-)"""
-_EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)"
-_EMPTY_VEC = "vec AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS distance, NULL::bigint AS rank WHERE false)"
-_FUSE = """
-SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
-       f.fts_rank, f.score, f.vector_rank,
-       coalesce(f.distance, {late_distance}) AS distance, f.rrf,
-       (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
-          FROM unnest(c.word_keys) u WHERE u.lexeme = ANY(%(keys)s)) AS matched
-FROM (
-    SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
-           fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance,
-           coalesce(%(w_fts)s / (%(k)s + fts.rank), 0) + coalesce(%(w_vec)s / (%(k)s + vec.rank), 0) AS rrf
-    FROM fts FULL OUTER JOIN vec ON fts.chunk_id = vec.chunk_id
-) f
-JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
-JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
-ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
-"""
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -311,9 +248,9 @@ def _run(
         return []
     dim = sql.Literal(embedder.dim) if embedder else sql.Literal(1)
     model = sql.Literal(embedder.model_id) if embedder else sql.Literal("")
-    ctes: list[sql.Composable] = [sql.SQL(_Q)]
-    ctes.append(sql.SQL(_FTS) if use_fts else sql.SQL(_EMPTY_FTS))
-    ctes.append(sql.SQL(_VEC).format(dim=dim, model=model) if use_vec else sql.SQL(_EMPTY_VEC))
+    ctes: list[sql.Composable] = [sql.SQL(Q_SQL)]
+    ctes.append(sql.SQL(FTS) if use_fts else sql.SQL(EMPTY_FTS))
+    ctes.append(sql.SQL(VEC).format(dim=dim, model=model) if use_vec else sql.SQL(EMPTY_VEC))
     late = (
         sql.SQL("c.embedding::vector({dim}) <=> %(vec)s::vector({dim})").format(dim=dim)
         if use_vec
@@ -324,7 +261,7 @@ def _run(
         if use_vec
         else late
     )
-    query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(_FUSE).format(late_distance=late)
+    query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(FUSE).format(late_distance=late)
     with conn.transaction():
         with conn.pipeline():
             if use_vec:

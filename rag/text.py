@@ -15,71 +15,44 @@ most 60 characters, so it is safe inside a quoted tsvector lexeme and inside a L
 Tokens with digits (codes, numbers: "INV-2024-0042", "3,8") and overlong tokens are not
 lemmatized or stemmed: their lemma and stem are the body itself and they get no prefix.
 
-Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real output):
-
-- ALL-CAPS words are capitalized first: "NOVÁKOVI" stays unchanged, "BRNĚ" gives the verb
-  "brnět", but "Novákovi" -> "Novák" and "Brně" -> "Brno".
-- A capitalized word the dictionary does not change ("Lidé" at a sentence start) is retried in
-  lower case ("lidé" -> "člověk"); not in German, where nouns are capitalized ("Haus" stays).
-- A Czech possessive lemma ("Dvořákovi" -> "Dvořákův") also yields its owner, found by
-  lemmatizing the genitive ("Dvořáka" -> "Dvořák", "Karla" -> "Karel").
-- Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
-  lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
-  capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
-  mostly spurious lemma ("března" -> Březno, "července" -> Červenka), which would make every
-  month name match those places. A lower-case name in a chunk is still reached by its stem.
-
-At most two lemmas per word. Lemmatizing is the slow part, so each (word, language) is analysed
-once per process (``functools.lru_cache``).
+Lemmas and stems come from :mod:`rag.lemmas`, whose docstring gives the case handling before
+lemmatizing. At most two lemmas per word. Lemmatizing is the slow part, so each (word, language)
+is analysed once per process (``functools.lru_cache``). A question's keys are put together from the
+same analysis in :mod:`rag.question_keys`.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import simplemma
-import snowballstemmer
 from unidecode import unidecode
 
 from rag.errors import InputError
+from rag.lemmas import (
+    LEMMA_LANGS,
+    SUPPORTED_LANGS,
+    lemma_candidates,
+    load_dictionaries,
+    snowball_stem,
+)
 from rag.stopwords import STOPWORDS
 
 PREFIX_LEN = 4
-SUPPORTED_LANGS: tuple[str, ...] = ("cs", "sk", "pl", "de", "ru", "en")
-
 MAX_BODY = 60
 MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 MAX_POSITIONS_PER_KEY = 256  # PostgreSQL keeps at most this many positions per lexeme
+_POSITIONS = [str(i) for i in range(MAX_POSITION + 1)]
 _MAX_WORD = 64  # longer tokens are junk or codes; lemmatizing them only costs time
 _CACHE_SIZE = 1 << 18
 _DETECT_CHARS = 4000
 _DETECT_MARGIN = 0.25  # how far another language must lead before it beats the default
 
-try:
-    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
-except ImportError:  # the module moved: fall back to the languages rag is tested with
-    SUPPORTED_LANGUAGES = frozenset(SUPPORTED_LANGS)
-_LEMMA_LANGS: frozenset[str] = frozenset(SUPPORTED_LANGUAGES)
-
-# Snowball algorithms of the supported languages. Slovak has none of its own; its case and
-# possessive endings are close enough to Czech ones that the Czech light stemmer serves it (and
-# simplemma's Slovak dictionary turns "Novák" into "Nováky", so the stem is what meets names).
-_SNOWBALL = {
-    "cs": "czech",
-    "sk": "czech",
-    "pl": "polish",
-    "de": "german",
-    "ru": "russian",
-    "en": "english",
-}
-# German capitalizes every noun: "Haus" is its own lemma, lower-case "haus" would give "hausen".
-_NOUNS_CAPITALIZED = frozenset({"de", "lb"})
 _CYRILLIC_LANGS = frozenset({"ru", "uk", "bg", "mk"})
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 # Letters that point to one language among the supported ones (ä is shared by sk and de).
@@ -162,7 +135,8 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN_RE.findall(normalize(text))
 
 
-def _has_digit(s: str) -> bool:
+def has_digit(s: str) -> bool:
+    """Whether ``s`` holds a digit: codes and numbers are neither lemmatized nor stemmed."""
     return any(c.isdigit() for c in s)
 
 
@@ -171,82 +145,16 @@ def _stopword_forms(lang: str) -> frozenset[str]:
     return frozenset(_body(w) for w in STOPWORDS.get(lang, ()))
 
 
-_loaded_dictionaries: set[str] = set()
-_dictionary_lock = threading.Lock()
-
-
-def load_dictionaries(langs: Sequence[str]) -> None:
-    """Load simplemma's dictionaries of ``langs`` once, however many threads ask at once.
-
-    A dictionary takes from 0.3 s (Czech) to 4.5 s (Polish) and hundreds of MB to load; without
-    the lock every concurrent first request of a cold service loaded its own copy.
-    """
-    missing = [lang for lang in langs if lang in _LEMMA_LANGS and lang not in _loaded_dictionaries]
-    if not missing:
-        return
-    with _dictionary_lock:
-        for lang in missing:
-            if lang not in _loaded_dictionaries:
-                simplemma.lemmatize("a", lang)
-                _loaded_dictionaries.add(lang)
-
-
-def _lemmatize(word: str, lang: str) -> str:
-    if lang not in _LEMMA_LANGS or not word:
-        return word
-    if lang not in _loaded_dictionaries:
-        load_dictionaries([lang])
-    try:
-        return simplemma.lemmatize(word, lang)
-    except Exception:  # noqa: BLE001 - one odd token must not stop a whole ingestion
-        return word
-
-
-# Snowball stemmers (pure Python or PyStemmer's C, same output) keep state between calls.
-_stemmers = threading.local()
-
-
 def _stem(word: str, lang: str) -> str | None:
-    name = _SNOWBALL.get(lang)
-    if name is None:
-        return None
-    # Any: snowballstemmer hands out PyStemmer's C stemmer when that is installed.
-    cache: dict[str, Any] | None = getattr(_stemmers, "by_lang", None)
-    if cache is None:
-        cache = _stemmers.by_lang = {}
-    stemmer = cache.get(lang)
-    if stemmer is None:
-        stemmer = cache[lang] = snowballstemmer.stemmer(name)
-    return _body(stemmer.stemWord(word.lower()))
-
-
-def _czech_owner(possessive: str) -> str:
-    """The name a Czech possessive lemma belongs to: "Dvořákův" -> "Dvořák", "Karlův" -> "Karel"."""
-    genitive = possessive[:-2] + "a"
-    owner = _lemmatize(genitive, "cs")
-    return owner if owner.casefold() != genitive.casefold() else possessive[:-2]
+    """The stem key body of ``word``, or None if ``lang`` has no stemmer."""
+    stem = snowball_stem(word, lang)
+    return None if stem is None else _body(stem)
 
 
 def _lemma_bodies(surface: str, lang: str, question: bool) -> tuple[str, ...]:
-    word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
-    lemma = _lemmatize(word, lang)
-    if (
-        word[:1].isupper()
-        and lemma.casefold() == word.casefold()
-        and lang not in _NOUNS_CAPITALIZED
-    ):
-        lower = _lemmatize(word.lower(), lang)
-        if lower.casefold() != word.casefold():
-            lemma = lower
-    found = [lemma]
-    if lang == "cs" and lemma[:1].isupper() and lemma.endswith("ův") and len(lemma) > 4:
-        found.append(_czech_owner(lemma))
-    if question and word.islower():
-        proper = _lemmatize(word.capitalize(), lang)
-        if proper[:1].isupper() and proper.casefold() != word.casefold():
-            found.append(proper)
+    """The lemma key bodies of a word: at most two, without repeats."""
     bodies: list[str] = []
-    for candidate in found:
+    for candidate in lemma_candidates(surface, lang, question):
         body = _body(candidate)
         if body and body not in bodies:
             bodies.append(body)
@@ -274,7 +182,7 @@ def _word(surface: str, lang: str, question: bool) -> Token | None:
     if foreign:
         lang = "ru"  # a Cyrillic word inside Latin-script text is analysed as Russian
     stop = form in _stopword_forms(lang)
-    if _has_digit(surface):
+    if has_digit(surface):
         return Token(surface, form, (form,), form, None, stop)
     lemmas: tuple[str, ...]
     if len(surface) > _MAX_WORD:
@@ -306,6 +214,15 @@ def analyze(text: str, lang: str) -> list[Token]:
         One ``Token`` per word, in text order.
     """
     return _analyze(text, lang, question=False)
+
+
+def analyze_question(question: str, lang: str) -> list[Token]:
+    """Analyse every word of a question, as :func:`analyze` does a chunk's.
+
+    A lower-case word whose capitalized form lemmatizes to a proper noun gets that lemma too
+    (see :mod:`rag.lemmas`).
+    """
+    return _analyze(question, lang, question=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,83 +261,34 @@ def chunk_keys(text: str, lang: str) -> ChunkKeys:
         a term frequency counts the positions kept.
     """
     lang = lang.lower() if isinstance(lang, str) else ""
-    positions: dict[str, list[int]] = {}
+    # This loop runs for every word ingested: positions are kept as strings, appended without
+    # checks (a word's keys are distinct), and trimmed once at the end.
+    positions: defaultdict[str, list[str]] = defaultdict(list)
     count = 0
     for surface in tokenize(text):
         entries = _chunk_entries(surface, lang)
         if not entries:
             continue
         count += 1
-        position = min(count, MAX_POSITION)
-        for key in entries:
-            found = positions.get(key)
-            if found is None:
-                positions[key] = [position]
-            elif found[-1] != position and len(found) < MAX_POSITIONS_PER_KEY:
-                found.append(position)
-    ordered = sorted(positions.items())
-    literal = " ".join(f"'{key}':{','.join(map(str, pos))}" for key, pos in ordered)
-    return ChunkKeys(literal, count, {key: len(pos) for key, pos in ordered})
-
-
-@dataclass(frozen=True, slots=True)
-class QueryWord:
-    """One word of a question and the keys it is searched by."""
-
-    surface: str
-    form: str
-    keys: tuple[str, ...]  # its l:/s:/p: keys (namespaced)
-    needs_form_map: bool  # no diacritics: may be an unaccented form of an accented corpus word
-
-
-@dataclass(frozen=True, slots=True)
-class QueryKeys:
-    """The keys of a question."""
-
-    lang: str
-    words: tuple[QueryWord, ...]  # content words, de-duplicated by form
-    all_words: tuple[QueryWord, ...]  # every word incl. stopwords
-
-
-def _query_word(token: Token) -> QueryWord:
-    keys = [f"l:{lemma}" for lemma in token.lemmas]
-    keys.append(f"s:{token.stem}")
-    if token.prefix:
-        keys.append(f"p:{token.prefix}")
-    surface = token.surface
-    plain = surface.isascii() and not _has_digit(surface) and any(c.isalpha() for c in surface)
-    return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
-
-
-def query_keys(
-    question: str, lang: str | None = None, corpus_langs: Sequence[str] | None = None
-) -> QueryKeys:
-    """Compute the keys of a question.
-
-    Args:
-        question: The question as typed.
-        lang: Its language; None detects it among all supported languages, the corpus's main
-            language (the first of ``corpus_langs``) winning near-ties. A question may be in
-            another language than the corpus ("Who is Novák?" over Czech documents): its own
-            stopwords must go, and its names still meet the corpus's stem keys.
-        corpus_langs: Languages the owner's corpus holds, most frequent first.
-
-    Returns:
-        The language used, the content words (stopwords and interrogatives removed, one per
-        form) and every word.
-    """
-    if not lang:
-        default = corpus_langs[0] if corpus_langs else "cs"
-        candidates = tuple(dict.fromkeys([*(corpus_langs or ()), *SUPPORTED_LANGS]))
-        lang = detect_language(question, candidates, default=default)
-    lang = lang.lower()
-    tokens = _analyze(question, lang, question=True)
-    all_words = tuple(_query_word(token) for token in tokens)
-    words: dict[str, QueryWord] = {}
-    for word, token in zip(all_words, tokens, strict=True):
-        if not token.stop and word.form not in words:
-            words[word.form] = word
-    return QueryKeys(lang, tuple(words.values()), all_words)
+        if count < MAX_POSITION:
+            position = _POSITIONS[count]
+            for key in entries:
+                positions[key].append(position)
+        else:  # every later word shares the last position, which a key keeps once
+            last = _POSITIONS[MAX_POSITION]
+            for key in entries:
+                found = positions[key]
+                if not found or found[-1] != last:
+                    found.append(last)
+    if count > MAX_POSITIONS_PER_KEY:
+        for found in positions.values():
+            del found[MAX_POSITIONS_PER_KEY:]
+    ordered = sorted(positions)
+    lists = [positions[key] for key in ordered]
+    literal = " ".join(
+        [f"'{key}':{','.join(pos)}" for key, pos in zip(ordered, lists, strict=True)]
+    )
+    return ChunkKeys(literal, count, dict(zip(ordered, map(len, lists), strict=True)))
 
 
 def form_map_prefix(form: str) -> str:
@@ -469,7 +337,7 @@ def detect_language(
     if len(langs) == 1:
         return langs[0]
     sample = normalize(text[:_DETECT_CHARS])
-    words = [w.lower() for w in _TOKEN_RE.findall(sample) if not _has_digit(w)]
+    words = [w.lower() for w in _TOKEN_RE.findall(sample) if not has_digit(w)]
     if not words:
         return fallback
     # Cyrillic text often quotes Latin names, Latin text rarely whole Cyrillic phrases.
@@ -492,7 +360,7 @@ def detect_language(
     # simplemma samples words of 3+ letters; a hit on a lone such word says little ("lisce" is
     # Polish too, "v Brne" is Slovak too), so its share counts half from two words, fully from three.
     weight = min(1.0, max(0, sum(1 for w in words if len(w) >= 3) - 1) / 2)
-    lemma_langs = tuple(c for c in contenders if c in _LEMMA_LANGS)
+    lemma_langs = tuple(c for c in contenders if c in LEMMA_LANGS)
     if weight and lemma_langs:
         try:
             load_dictionaries(lemma_langs)

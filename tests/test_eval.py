@@ -14,29 +14,19 @@ from click.testing import CliRunner
 
 from rag import evaluate
 from rag.answer import Engine
-from rag.calibrate import (
-    KNOBS,
-    MODES,
-    Grid,
-    Sweep,
-    distance_axis,
-    fold_of,
-    frontier,
-    held_out,
-    plot,
-    select,
-    sweep,
-)
+from rag.calibrate import frontier, held_out, plot, select, sweep
 from rag.cli import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, CorruptInput
-from rag.evaluate import Case, load_cases, load_questions, ranking, retrieval_metrics, score
+from rag.eval_metrics import ranking, retrieval_metrics, score
+from rag.evaluate import Case, load_cases, load_questions
 from rag.profiles import filter_params, write_profile
+from rag.question_keys import QueryKeys, QueryWord
 from rag.relevance import FilterParams
 from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings
-from rag.text import QueryKeys, QueryWord
+from rag.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
 
 VECTOR_ONLY = FilterParams(
     vector_max_distance=0.2,

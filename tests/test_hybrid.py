@@ -22,11 +22,11 @@ from rag.errors import EmbedderError, InputError
 from rag.ingest import Ingestor
 from rag.llm import ChatLLM
 from rag.loaders import LoadedDocument
+from rag.question_keys import QueryKeys, QueryWord, query_keys
 from rag.relevance import FilterParams, idf, judge
 from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 from rag.store import find_owner
-from rag.text import QueryKeys, QueryWord, query_keys
 from tests.fakellm import FakeLLM
 
 # Words only: no vector can pass (distance threshold below any real distance).

@@ -22,11 +22,10 @@ from rag.errors import (
     TooLarge,
     UnsupportedFormat,
 )
+from rag.formats import SUPPORTED_SUFFIXES, clean_text
 from rag.loaders import (
-    SUPPORTED_SUFFIXES,
     LoadedDocument,
     LoadFailure,
-    clean_text,
     iter_paths,
     load_bytes,
     load_path,

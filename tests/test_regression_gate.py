@@ -21,17 +21,11 @@ from collections.abc import Iterator
 import pytest
 
 from rag.answer import Engine
-from rag.cli_eval import DEFAULT_MAX_FALSE, DEFAULT_MIN_RECALL, UNGATED_TAGS
+from rag.cli_calibrate import DEFAULT_MAX_FALSE, DEFAULT_MIN_RECALL, UNGATED_TAGS
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.evaluate import (
-    Report,
-    prepare_owner,
-    regression_set,
-    retrieval_metrics,
-    retrieve_all,
-    score,
-)
+from rag.eval_metrics import Report, retrieval_metrics, score
+from rag.evaluate import prepare_owner, regression_set, retrieve_all
 from rag.profiles import SHIPPED_DIR, slug
 from rag.settings import Settings
 

@@ -15,9 +15,10 @@ from unidecode import unidecode
 
 from rag import text
 from rag.errors import InputError
+from rag.lemmas import SUPPORTED_LANGS
+from rag.question_keys import query_keys
 from rag.text import (
     PREFIX_LEN,
-    SUPPORTED_LANGS,
     ChunkKeys,
     analyze,
     chunk_keys,
@@ -25,7 +26,6 @@ from rag.text import (
     form_map_prefix,
     lemma_from_form_map_key,
     normalize,
-    query_keys,
     tokenize,
     unaccent,
 )

@@ -1,0 +1,354 @@
+"""``rag calibrate``: fit the relevance filter to the embedding model, and ``--check`` the gate."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rag.cli import App, cli, echo_json, fails_cleanly, json_option, pass_app
+from rag.cli_eval import num, prepare_set, print_failure, rate, set_options
+
+# The floors of `rag calibrate --check`; tests/test_regression_gate.py imports them, so the CI gate
+# and the command are one gate.
+DEFAULT_MIN_RECALL = 0.93
+DEFAULT_MAX_FALSE = 0.05
+# not_found cases with these tags (topic present, fact absent) are reported, not counted as false
+# answers: the filter judges whether the corpus speaks of a question, not whether it answers it.
+UNGATED_TAGS = ("near-topic",)
+# The same selection rule calibrate.py documents, for the profile file.
+SELECTION_RULE = (
+    "highest answer recall with false-answer rate <= max_false_answer; ties: fewer false answers, "
+    "lower vector_max_distance, lower support_max_distance, lower topic_max_distance, smaller "
+    "vector_margin, higher min_coverage, higher support_min_coverage, higher topic_min_known, "
+    "lower rare_df, lower rare_min_chunks, count before idf, lower prefix_credit"
+)
+
+
+@cli.command()
+@set_options
+@click.option(
+    "--max-false-answer",
+    default=DEFAULT_MAX_FALSE,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Ceiling on the false-answer rate.",
+)
+@click.option(
+    "--min-answer-recall",
+    default=DEFAULT_MIN_RECALL,
+    show_default=True,
+    type=click.FloatRange(0, 1),
+    help="Floor on answer recall for --check.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Profile to write; default <data_dir>/profiles/<model>.json.",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Draw the trade-off curve into this PNG.",
+)
+@click.option(
+    "--folds",
+    default=5,
+    show_default=True,
+    type=click.IntRange(2, 20),
+    help="Cross-validation folds for the held-out figures.",
+)
+@click.option(
+    "--ungated-tag",
+    "ungated",
+    multiple=True,
+    default=UNGATED_TAGS,
+    show_default=True,
+    help="not_found cases with this tag are reported, not counted as false answers "
+    "(repeat it; 'none' counts every case).",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Do not calibrate: exit non-zero when the current profile misses the floors.",
+)
+@json_option
+@pass_app
+@fails_cleanly
+def calibrate(
+    app: App,
+    max_false_answer: float,
+    min_answer_recall: float,
+    output: Path | None,
+    plot: Path | None,
+    folds: int,
+    ungated: tuple[str, ...],
+    check: bool,
+    as_json: bool,
+    **opts: Any,
+) -> None:
+    """Fit the relevance filter to the embedding model on a set of cases and write its profile."""
+    ungated = tuple(t for t in ungated if t.lower() != "none")
+    if check:
+        _check(app, opts, min_answer_recall, max_false_answer, ungated, as_json)
+        return
+    from rag import calibrate as cal
+    from rag.errors import ConfigError, InputError
+    from rag.eval_metrics import score
+    from rag.profiles import filter_params, slug, write_profile
+
+    if app.embedder is None:
+        raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")
+    evalset, engine, owner, everything = prepare_set(
+        app, opts, use_profile=False, progress=not as_json
+    )
+    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
+    if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
+        raise InputError("calibration needs both answerable and not_found cases")
+    try:
+        # the profile in force joins the sweep: recalibrating never ends below it
+        current = [filter_params(app.settings, app.embedder.model_id)[0]]
+    except ConfigError:
+        current = []
+    s = cal.sweep(cases, retrievals, folds=folds, also=current)
+    front = cal.frontier(s)
+    chosen = cal.select(s, max_false_answer)
+    if chosen is None:
+        _print_frontier(s, front, None, max_false_answer, as_json)
+        click.echo(
+            f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%}",
+            err=True,
+        )
+        sys.exit(1)
+    params = s.params(chosen)
+    report = score(engine, evalset.name, cases, retrievals, params)
+    fig, swept = report.figures, s.figures(chosen)
+    if (fig.recalled, fig.false_answers, fig.refused) != (
+        swept.recalled,
+        swept.false_answers,
+        swept.refused,
+    ):
+        click.echo(
+            "rag: warning: the sweep and the engine disagree on the chosen setting "
+            f"({swept.as_dict()} vs {fig.as_dict()}); the engine's figures are reported",
+            err=True,
+        )
+    ho = cal.held_out(s, max_false_answer)
+    side = score(engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], params).figures
+    model_id = app.embedder.model_id
+    path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
+    from rag.eval_metrics import retrieval_metrics
+
+    write_profile(
+        path,
+        model_id,
+        params,
+        {
+            "created": date.today().isoformat(),
+            "set": evalset.name,
+            "cases": len(cases),
+            "max_false_answer": max_false_answer,
+            "selection": SELECTION_RULE,
+            "swept_settings": len(s),
+            "figures": fig.as_dict(),
+            "held_out": ho.as_dict(),
+            "retrieval": retrieval_metrics(report.results),
+            "failed_cases": [r.case.id for r in report.failures],
+            "ungated_tags": list(ungated),
+            "ungated": {"not_found": side.no_answer, "answered": side.false_answers},
+        },
+    )
+    if plot:
+        cal.plot(
+            s, chosen, max_false_answer, plot, f"{evalset.name}, {model_id}: {len(s)} settings"
+        )
+    if as_json:
+        echo_json(
+            {
+                "set": evalset.name,
+                "owner": owner,
+                "swept_settings": len(s),
+                "params": params.as_dict(),
+                "figures": fig.as_dict(),
+                "held_out": ho.as_dict(),
+                "ungated": {
+                    "tags": list(ungated),
+                    "not_found": side.no_answer,
+                    "answered": side.false_answers,
+                },
+                "frontier": [_frontier_row(s, i) for i in front],
+                "profile": str(path),
+                "plot": str(plot) if plot else None,
+            }
+        )
+        return
+    click.echo(
+        f"set {evalset.name}: {len(cases)} cases ({fig.answerable} answerable, "
+        f"{fig.no_answer} not_found), owner {owner}; {len(s)} settings swept"
+    )
+    _print_frontier(s, front, chosen, max_false_answer, as_json)
+    click.echo(
+        f"\nchosen (false answers <= {max_false_answer:.1%}): "
+        + ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
+    )
+    click.echo(
+        f"  whole set: answer recall {rate(fig.answer_recall, fig.recalled, fig.answerable)}"
+        f", false answers {rate(fig.false_answer_rate, fig.false_answers, fig.no_answer)}"
+        f", false refusals {rate(fig.false_refusal_rate, fig.refused, fig.answerable)}"
+    )
+    p = ho.pooled
+    click.echo(
+        f"  held out ({folds}-fold CV): answer recall "
+        f"{rate(p.answer_recall, p.recalled, p.answerable)}, false answers "
+        f"{rate(p.false_answer_rate, p.false_answers, p.no_answer)}, false refusals "
+        f"{rate(p.false_refusal_rate, p.refused, p.answerable)}"
+    )
+    if aside:
+        click.echo(
+            f"  not counted ({', '.join(ungated)}): {side.false_answers} of "
+            f"{side.no_answer} not_found cases got sources"
+        )
+    click.echo(f"profile written: {path}")
+    if plot:
+        click.echo(f"plot written: {plot}")
+
+
+def _frontier_row(s: Any, i: int) -> dict[str, Any]:
+    return {**s.figures(i).as_dict(), "params": s.params(i).as_dict()}
+
+
+def _print_frontier(
+    s: Any, front: list[int], chosen: int | None, ceiling: float, as_json: bool
+) -> None:
+    if as_json:
+        return
+    click.echo(
+        "\nfrontier  false-ans  recall  refusals  distance  margin  coverage  rare_df  "
+        "min_chunks  mode   prefix  support     topic"
+    )
+    limit = max(4 * ceiling, 0.2)
+    for n, i in enumerate(front):
+        f, p = s.figures(i), s.params(i)
+        if (
+            (f.false_answer_rate or 0) > limit
+            and n
+            and (s.figures(front[n - 1]).false_answer_rate or 0) > limit
+        ):
+            click.echo(f"  ... {len(front) - n} more rows above {limit:.0%} false answers (--json)")
+            break
+        mark = "*" if i == chosen else " "
+        click.echo(
+            f"  {mark}       {num(f.false_answer_rate)}   {num(f.answer_recall)}   "
+            f"{num(f.false_refusal_rate)}   {p.vector_max_distance:<8g}  "
+            f"{p.vector_margin:<6g}  {p.min_coverage:<8g}  {p.rare_df:<7g}  "
+            f"{p.rare_min_chunks:<10}  {p.coverage_mode:<5}  {p.prefix_credit:<6g}  "
+            + (
+                f"{p.support_max_distance:g}/{p.support_min_coverage:g}"
+                if p.support_max_distance > 0
+                else "off"
+            ).ljust(10)
+            + "  "
+            + (
+                f"{p.topic_max_distance:g}/{p.topic_min_known:g}"
+                if p.topic_max_distance > 0
+                else "off"
+            )
+        )
+
+
+def _gated(cases: list[Any], retrievals: list[Any], ungated: tuple[str, ...]) -> tuple[Any, ...]:
+    """The cases the floors count, their retrievals, and the (case, retrieval) pairs set aside."""
+    aside = {i for i, c in enumerate(cases) if not c.answerable and set(c.tags) & set(ungated)}
+    keep = [i for i in range(len(cases)) if i not in aside]
+    return (
+        [cases[i] for i in keep],
+        [retrievals[i] for i in keep],
+        [(cases[i], retrievals[i]) for i in sorted(aside)],
+    )
+
+
+def _check(
+    app: App,
+    opts: dict[str, Any],
+    min_recall: float,
+    max_false: float,
+    ungated: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Exit 1 unless the profile that applies meets both floors on the set."""
+    from rag.errors import InputError
+    from rag.eval_metrics import score
+    from rag.profiles import read_profile
+
+    evalset, engine, owner, everything = prepare_set(
+        app, opts, use_profile=True, progress=not as_json
+    )
+    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
+    if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
+        raise InputError(
+            f"set {evalset.name} has {len(cases)} cases; the check needs "
+            "answerable and not_found cases and refuses to pass on nothing"
+        )
+    report = score(engine, evalset.name, cases, retrievals, engine.params)
+    f = report.figures
+    side = score(
+        engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], engine.params
+    ).figures
+    known: set[str] | None = None
+    if engine.profile_path:
+        listed = read_profile(engine.profile_path).get("failed_cases")
+        known = set(listed) if isinstance(listed, list) else None
+    failures = report.failures
+    regressed = [r for r in failures if known is None or r.case.id not in known]
+    problems = []
+    if (f.answer_recall or 0.0) < min_recall:
+        problems.append(f"answer recall {f.answer_recall:.3f} < {min_recall}")
+    if (f.false_answer_rate or 0.0) > max_false:
+        problems.append(f"false-answer rate {f.false_answer_rate:.3f} > {max_false}")
+    if as_json:
+        echo_json(
+            {
+                "passed": not problems,
+                "problems": problems,
+                "profile": engine.profile_path,
+                "figures": f.as_dict(),
+                "ungated": {
+                    "tags": list(ungated),
+                    "not_found": side.no_answer,
+                    "answered": side.false_answers,
+                },
+                "regressed": [r.as_dict() for r in regressed],
+                "failures": [r.as_dict() for r in failures],
+            }
+        )
+    else:
+        click.echo(
+            f"set {evalset.name}: {len(evalset.cases)} cases ({len(aside)} not counted), "
+            f"owner {owner}; profile "
+            f"{engine.profile_path or 'none (settings values)'}"
+        )
+        click.echo(
+            f"answer recall {rate(f.answer_recall, f.recalled, f.answerable)} "
+            f"(floor {min_recall}), false answers "
+            f"{rate(f.false_answer_rate, f.false_answers, f.no_answer)} (ceiling {max_false})"
+        )
+        if aside:
+            click.echo(
+                f"not counted ({', '.join(ungated)}): {side.false_answers} of "
+                f"{side.no_answer} not_found cases got sources"
+            )
+        label = "regressed since calibration" if known is not None else "failing"
+        click.echo(f"{label}: {len(regressed)}")
+        for r in regressed:
+            print_failure(r)
+        if known is not None and len(failures) > len(regressed):
+            click.echo(
+                f"failing at calibration too: "
+                f"{', '.join(r.case.id for r in failures if r.case.id in known)}"
+            )
+        click.echo("FAILED: " + "; ".join(problems) if problems else "ok: the floors hold")
+    if problems:
+        sys.exit(1)

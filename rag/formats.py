@@ -1,0 +1,273 @@
+"""File formats to text: which format a file is in, and its title and text.
+
+Each format goes through a well-kept library: pypdf (PDF), python-docx (DOCX), BeautifulSoup
+(HTML); txt and md are decoded as UTF-8 (a BOM is stripped, UTF-16 with a BOM is accepted), and a
+Markdown file's title is its front matter's ``title:`` or its first heading. Every extracted text
+goes through :func:`clean_text`. Bad input raises an :class:`~rag.errors.InputError` whose message
+is one line naming the file; :mod:`rag.loaders` turns it into a failure of that file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib.util
+import io
+import re
+import unicodedata
+from typing import Any
+
+from rag.errors import CorruptInput, EmptyInput, InputError, UnsupportedFormat
+
+FORMATS = {
+    ".txt": "txt",
+    ".md": "md",
+    ".markdown": "md",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".jsonl": "jsonl",
+}
+SUPPORTED_SUFFIXES = tuple(FORMATS)
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .doc/.xls
+
+
+def detect_format(suffix: str, head: bytes, label: str) -> str:
+    """The format of a file whose suffix is not a supported one, from its first bytes."""
+    if b"%PDF-" in head[:1024]:
+        return "pdf"
+    if head.startswith(b"PK\x03\x04") and b"word/" in head:
+        return "docx"
+    lower = head.lstrip(codecs.BOM_UTF8 + b" \t\r\n").lower()
+    if lower.startswith((b"<!doctype html", b"<html")):
+        return "html"
+    if head.startswith(_OLE_MAGIC):
+        raise UnsupportedFormat(f"{label}: a legacy Office file; save it as .docx or .pdf")
+    if suffix == "":
+        return "txt"
+    raise UnsupportedFormat(
+        f"{label}: unsupported file type {suffix!r} (supported: {', '.join(SUPPORTED_SUFFIXES)})"
+    )
+
+
+def extract(data: bytes, fmt: str, label: str) -> tuple[str | None, str]:
+    """The title (None if there is none) and the uncleaned text of a file in format ``fmt``."""
+    if fmt == "pdf":
+        return _pdf(data, label)
+    if fmt == "docx":
+        return _docx(data, label)
+    if fmt == "html":
+        return _html(data, label)
+    text = _decode(data, label)
+    return (_markdown_title(text) if fmt == "md" else None), text
+
+
+# --- text --------------------------------------------------------------------------------------
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+# NUL, soft hyphen and zero-width characters: invisible, and they split words for search.
+_INVISIBLE = re.compile("[\x00\u00ad\u200b-\u200d\u2060\ufeff]")
+_CONTROL = re.compile(r"[\x01-\x08\x0e-\x1f\x7f-\x9f]")
+_HSPACE = re.compile(r"[^\S\n]+")
+_SPACES = re.compile(r"  +")
+_LINE_EDGE = re.compile(r" ?\n ?")
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def clean_text(text: str) -> str:
+    """Extracted text in NFC with ``\\n`` line ends, spaces collapsed, one blank line at most."""
+    # Each step runs only if a cheap check finds work for it: a JSONL corpus goes through here
+    # record by record. isprintable() is False for controls, invisible characters, lone
+    # surrogates and every whitespace character but the space.
+    if not text.replace("\n", "").isprintable():
+        text = SURROGATE.sub("\ufffd", text)  # lone surrogates cannot be stored as UTF-8
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = text.replace("\f", "\n\n").replace("\v", "\n")
+        text = _CONTROL.sub(" ", _INVISIBLE.sub("", text))
+        text = _HSPACE.sub(" ", text)
+    elif "  " in text:
+        text = _SPACES.sub(" ", text)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    if " \n" in text or "\n " in text:
+        text = _LINE_EDGE.sub("\n", text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip()
+
+
+def _decode(data: bytes, label: str) -> str:
+    """Bytes of a text file to str: UTF-8 (BOM stripped), or UTF-16 with its BOM."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as e:
+            raise CorruptInput(f"{label}: invalid UTF-16 at byte offset {e.start}") from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise UnsupportedFormat(f"{label}: binary content (NUL byte at offset {nul}), not text")
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorruptInput(
+            f"{label}: invalid UTF-8 at byte offset {e.start + bom}; save the file as UTF-8"
+        ) from None
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*$", re.MULTILINE | re.DOTALL)
+_FRONT_TITLE = re.compile(r"^title:[ \t]*(.*\S)", re.MULTILINE)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1|\Z)", re.MULTILINE | re.DOTALL)
+_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
+_SETEXT = re.compile(r"^ {0,3}(\S.*)\n {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+
+
+def _markdown_title(text: str) -> str | None:
+    """The front matter's ``title:``, else the first heading (``# Title`` or underlined)."""
+    body = text.replace("\r\n", "\n")
+    if front := _FRONT_MATTER.match(body):
+        if title := _FRONT_TITLE.search(front.group(1)):
+            return title.group(1).strip("\"'")
+        body = body[front.end() :]
+    body = _FENCE.sub("", body)
+    found = [m for m in (_ATX.search(body), _SETEXT.search(body)) if m]
+    return min(found, key=lambda m: m.start()).group(1) if found else None
+
+
+def _reason(e: BaseException) -> str:
+    """A library exception as a short single line."""
+    return " ".join(str(e).split())[:160] or type(e).__name__
+
+
+# --- formats through their libraries -----------------------------------------------------------
+# Each library is imported where it is used: only the formats being loaded pay for the import.
+
+_DROP_TAGS = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "object", "head"]
+_BLOCK_TAGS = [
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "details",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "ul",
+]
+_LINE_TAGS = ["br", "caption", "dd", "dt", "li", "tr"]
+# Private-use characters stand for breaks while the markup's own whitespace is collapsed.
+_PARA_MARK, _LINE_MARK = "\ue000", "\ue001"
+
+
+def _html(data: bytes, label: str) -> tuple[str | None, str]:
+    from bs4 import BeautifulSoup, NavigableString
+
+    # lxml is faster and python-docx depends on it, so it is normally there.
+    parser = "lxml" if importlib.util.find_spec("lxml") else "html.parser"
+    try:
+        # Bytes, so that BeautifulSoup honours the page's declared encoding.
+        soup = BeautifulSoup(data, parser)
+        heading = soup.title or soup.find("h1")
+        title = heading.get_text(" ") if heading else None
+        for tag in soup.find_all(_DROP_TAGS):
+            if not tag.decomposed:
+                tag.decompose()
+        for pre in soup.find_all("pre"):
+            for s in pre.find_all(string=True):
+                if type(s) is NavigableString:  # not a comment, which must stay invisible
+                    s.replace_with(s.replace("\n", _LINE_MARK))
+        for tag in soup.find_all(_LINE_TAGS):
+            tag.insert_before(_LINE_MARK)
+        for tag in soup.find_all(["td", "th"]):
+            tag.insert_after(" ")
+        for tag in soup.find_all(_BLOCK_TAGS):
+            tag.insert_before(_PARA_MARK)
+            tag.insert_after(_PARA_MARK)
+        raw = soup.get_text()
+    except Exception as e:  # noqa: BLE001  # the parser's failures share no base class
+        raise CorruptInput(f"{label}: not readable HTML ({_reason(e)})") from None
+    flat = " ".join(raw.split()).replace(_LINE_MARK, "\n")
+    paragraphs = (p.strip() for p in flat.split(_PARA_MARK))
+    return title, "\n\n".join(p for p in paragraphs if p)
+
+
+def _pdf(data: bytes, label: str) -> tuple[str | None, str]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                # Many PDFs are encrypted with an empty password only to restrict printing.
+                opened = bool(reader.decrypt(""))
+            except Exception:  # noqa: BLE001  # e.g. AES without the cryptography package
+                opened = False
+            if not opened:
+                raise UnsupportedFormat(f"{label}: password-protected PDF")
+        pages = [page.extract_text() or "" for page in reader.pages]
+        meta = reader.metadata
+        title = meta.title if meta is not None else None
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001  # pypdf raises many unrelated types on damage
+        raise CorruptInput(f"{label}: not a readable PDF ({_reason(e)})") from None
+    text = "\n\n".join(pages)
+    if not clean_text(text):
+        raise EmptyInput(f"{label}: PDF has no extractable text (a scan needs OCR first)")
+    return (str(title) if title else None), text
+
+
+def _docx(data: bytes, label: str) -> tuple[str | None, str]:
+    if data.startswith(_OLE_MAGIC):
+        raise UnsupportedFormat(f"{label}: a legacy Word .doc file; save it as .docx")
+    from docx import Document
+    from docx.table import Table
+
+    try:
+        doc = Document(io.BytesIO(data))
+        title = doc.core_properties.title or None
+        blocks: list[str] = []
+        for block in doc.iter_inner_content():
+            if isinstance(block, Table):
+                blocks.append(_docx_table(block))
+                continue
+            if title is None and block.style is not None and block.style.name == "Title":
+                title = block.text
+            blocks.append(block.text)
+    except Exception as e:  # noqa: BLE001  # zip, XML and package errors share no base
+        raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
+    return title, "\n\n".join(b for b in blocks if b.strip())
+
+
+def _docx_table(table: Any) -> str:
+    """A table as one paragraph, a line per row, cells separated by " | "."""
+    lines = []
+    for row in table.rows:
+        cells: list[str] = []
+        for cell in row.cells:
+            text = " ".join(cell.text.split())
+            if text and (not cells or cells[-1] != text):  # a merged cell repeats
+                cells.append(text)
+        if cells:
+            lines.append(" | ".join(cells))
+    return "\n".join(lines)

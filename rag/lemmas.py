@@ -1,0 +1,130 @@
+"""Lemmas and stems of single words, through simplemma and Snowball.
+
+The words come back as the libraries give them; :mod:`rag.text` turns them into key bodies.
+
+Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real output):
+
+- ALL-CAPS words are capitalized first: "NOVÁKOVI" stays unchanged, "BRNĚ" gives the verb
+  "brnět", but "Novákovi" -> "Novák" and "Brně" -> "Brno".
+- A capitalized word the dictionary does not change ("Lidé" at a sentence start) is retried in
+  lower case ("lidé" -> "člověk"); not in German, where nouns are capitalized ("Haus" stays).
+- A Czech possessive lemma ("Dvořákovi" -> "Dvořákův") also yields its owner, found by
+  lemmatizing the genitive ("Dvořáka" -> "Dvořák", "Karla" -> "Karel").
+- Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
+  lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
+  capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
+  mostly spurious lemma ("března" -> Březno, "července" -> Červenka), which would make every
+  month name match those places. A lower-case name in a chunk is still reached by its stem.
+
+Each simplemma dictionary is loaded once per process, however many threads ask for it at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import simplemma
+import snowballstemmer
+
+SUPPORTED_LANGS: tuple[str, ...] = ("cs", "sk", "pl", "de", "ru", "en")
+
+try:
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+except ImportError:  # the module moved: fall back to the languages rag is tested with
+    SUPPORTED_LANGUAGES = frozenset(SUPPORTED_LANGS)
+LEMMA_LANGS: frozenset[str] = frozenset(SUPPORTED_LANGUAGES)
+
+# Snowball algorithms of the supported languages. Slovak has none of its own; its case and
+# possessive endings are close enough to Czech ones that the Czech light stemmer serves it (and
+# simplemma's Slovak dictionary turns "Novák" into "Nováky", so the stem is what meets names).
+_SNOWBALL = {
+    "cs": "czech",
+    "sk": "czech",
+    "pl": "polish",
+    "de": "german",
+    "ru": "russian",
+    "en": "english",
+}
+# German capitalizes every noun: "Haus" is its own lemma, lower-case "haus" would give "hausen".
+_NOUNS_CAPITALIZED = frozenset({"de", "lb"})
+
+
+_loaded_dictionaries: set[str] = set()
+_dictionary_lock = threading.Lock()
+
+
+def load_dictionaries(langs: Sequence[str]) -> None:
+    """Load simplemma's dictionaries of ``langs`` once, however many threads ask at once.
+
+    A dictionary takes from 0.3 s (Czech) to 4.5 s (Polish) and hundreds of MB to load; without
+    the lock every concurrent first request of a cold service loaded its own copy.
+    """
+    missing = [lang for lang in langs if lang in LEMMA_LANGS and lang not in _loaded_dictionaries]
+    if not missing:
+        return
+    with _dictionary_lock:
+        for lang in missing:
+            if lang not in _loaded_dictionaries:
+                simplemma.lemmatize("a", lang)
+                _loaded_dictionaries.add(lang)
+
+
+def _lemmatize(word: str, lang: str) -> str:
+    if lang not in LEMMA_LANGS or not word:
+        return word
+    if lang not in _loaded_dictionaries:
+        load_dictionaries([lang])
+    try:
+        return simplemma.lemmatize(word, lang)
+    except Exception:  # noqa: BLE001 - one odd token must not stop a whole ingestion
+        return word
+
+
+# Snowball stemmers (pure Python or PyStemmer's C, same output) keep state between calls.
+_stemmers = threading.local()
+
+
+def snowball_stem(word: str, lang: str) -> str | None:
+    """The Snowball stem of lower-cased ``word``, or None if ``lang`` has no stemmer."""
+    name = _SNOWBALL.get(lang)
+    if name is None:
+        return None
+    # Any: snowballstemmer hands out PyStemmer's C stemmer when that is installed.
+    cache: dict[str, Any] | None = getattr(_stemmers, "by_lang", None)
+    if cache is None:
+        cache = _stemmers.by_lang = {}
+    stemmer = cache.get(lang)
+    if stemmer is None:
+        stemmer = cache[lang] = snowballstemmer.stemmer(name)
+    return stemmer.stemWord(word.lower())
+
+
+def _czech_owner(possessive: str) -> str:
+    """The name a Czech possessive lemma belongs to: "Dvořákův" -> "Dvořák", "Karlův" -> "Karel"."""
+    genitive = possessive[:-2] + "a"
+    owner = _lemmatize(genitive, "cs")
+    return owner if owner.casefold() != genitive.casefold() else possessive[:-2]
+
+
+def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
+    """The lemmas of a word: its own first, then a possessive's owner or a proper noun."""
+    word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
+    lemma = _lemmatize(word, lang)
+    if (
+        word[:1].isupper()
+        and lemma.casefold() == word.casefold()
+        and lang not in _NOUNS_CAPITALIZED
+    ):
+        lower = _lemmatize(word.lower(), lang)
+        if lower.casefold() != word.casefold():
+            lemma = lower
+    found = [lemma]
+    if lang == "cs" and lemma[:1].isupper() and lemma.endswith("ův") and len(lemma) > 4:
+        found.append(_czech_owner(lemma))
+    if question and word.islower():
+        proper = _lemmatize(word.capitalize(), lang)
+        if proper[:1].isupper() and proper.casefold() != word.casefold():
+            found.append(proper)
+    return found

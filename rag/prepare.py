@@ -1,0 +1,96 @@
+"""A document's chunks, word keys and vectors, computed before anything is written.
+
+:func:`prepare` is pure (no I/O), so ingestion runs it in worker processes; the content hash it
+records is what lets an unchanged document be skipped before any chunking or embedding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rag.chunking import chunk_text
+from rag.embedders import Embedder
+from rag.errors import EmbedderError, InputError, RagError
+from rag.loaders import LoadedDocument
+from rag.settings import Settings
+from rag.text import chunk_keys, detect_language, normalize
+
+# Bump when rag.text or rag.lemmas changes what keys it produces: re-ingesting then re-keys
+# every document.
+KEYS_VERSION = 2
+
+
+@dataclass
+class PreparedChunk:
+    ordinal: int
+    text: str
+    token_count: int
+    word_keys: str
+    embedding: np.ndarray | None = None
+
+
+@dataclass
+class PreparedDocument:
+    doc: LoadedDocument
+    lang: str
+    content_hash: bytes
+    chunks: list[PreparedChunk] = field(default_factory=list)
+
+
+def content_hash(doc: LoadedDocument, lang: str, settings: Settings) -> bytes:
+    """Identity of what ingestion would store: text, title, language, metadata, chunking, keys."""
+    h = hashlib.sha256()
+    payload = {
+        "text": doc.text,
+        "title": doc.title,
+        "lang": lang,
+        "metadata": doc.metadata,
+        "chunk": [settings.chunk_size, settings.chunk_overlap],
+        "keys": KEYS_VERSION,
+    }
+    h.update(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode())
+    return h.digest()
+
+
+def prepare(doc: LoadedDocument, settings: Settings) -> PreparedDocument:
+    """Chunk a document and compute each chunk's word keys (pure, no I/O)."""
+    text = normalize(doc.text)
+    if not text.strip():
+        raise InputError(f"{doc.origin}: document has no text")
+    lang = doc.lang or detect_language(text[:4000])
+    prepared = PreparedDocument(doc=doc, lang=lang, content_hash=content_hash(doc, lang, settings))
+    for chunk in chunk_text(text, size=settings.chunk_size, overlap=settings.chunk_overlap):
+        keys = chunk_keys(chunk.text, lang)
+        prepared.chunks.append(
+            PreparedChunk(chunk.ordinal, chunk.text, keys.token_count, keys.tsvector)
+        )
+    return prepared
+
+
+def prepare_or_error(
+    doc: LoadedDocument, settings: Settings
+) -> PreparedDocument | tuple[str, RagError]:
+    try:
+        return prepare(doc, settings)
+    except RagError as e:
+        return doc.origin, e
+
+
+def embed_chunks(chunks: Sequence[PreparedChunk], embedder: Embedder, batch: int) -> str | None:
+    """Attach passage vectors; on failure leave the rest unembedded and return why."""
+    for start in range(0, len(chunks), batch):
+        part = chunks[start : start + batch]
+        try:
+            vectors = embedder.embed([c.text for c in part], kind="passage")
+        except EmbedderError as e:
+            return str(e)
+        except Exception as e:  # noqa: BLE001 -- a backend bug must not lose the document
+            return f"{type(e).__name__}: {e}"
+        for c, v in zip(part, vectors, strict=True):
+            c.embedding = np.asarray(v, dtype=np.float32)
+    return None

@@ -1,0 +1,74 @@
+"""The keys of a question, from the same per-word analysis as a chunk's (:mod:`rag.text`).
+
+A question's content words (stopwords and interrogatives removed) are searched by their lemma, stem
+and prefix keys; a word typed without diacritics may also reach an accented corpus word's lemma
+through the owner's form map (``needs_form_map``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.lemmas import SUPPORTED_LANGS
+from rag.text import Token, analyze_question, detect_language, has_digit
+
+
+@dataclass(frozen=True, slots=True)
+class QueryWord:
+    """One word of a question and the keys it is searched by."""
+
+    surface: str
+    form: str
+    keys: tuple[str, ...]  # its l:/s:/p: keys (namespaced)
+    needs_form_map: bool  # no diacritics: may be an unaccented form of an accented corpus word
+
+
+@dataclass(frozen=True, slots=True)
+class QueryKeys:
+    """The keys of a question."""
+
+    lang: str
+    words: tuple[QueryWord, ...]  # content words, de-duplicated by form
+    all_words: tuple[QueryWord, ...]  # every word incl. stopwords
+
+
+def _query_word(token: Token) -> QueryWord:
+    keys = [f"l:{lemma}" for lemma in token.lemmas]
+    keys.append(f"s:{token.stem}")
+    if token.prefix:
+        keys.append(f"p:{token.prefix}")
+    surface = token.surface
+    plain = surface.isascii() and not has_digit(surface) and any(c.isalpha() for c in surface)
+    return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
+
+
+def query_keys(
+    question: str, lang: str | None = None, corpus_langs: Sequence[str] | None = None
+) -> QueryKeys:
+    """Compute the keys of a question.
+
+    Args:
+        question: The question as typed.
+        lang: Its language; None detects it among all supported languages, the corpus's main
+            language (the first of ``corpus_langs``) winning near-ties. A question may be in
+            another language than the corpus ("Who is Novák?" over Czech documents): its own
+            stopwords must go, and its names still meet the corpus's stem keys.
+        corpus_langs: Languages the owner's corpus holds, most frequent first.
+
+    Returns:
+        The language used, the content words (stopwords and interrogatives removed, one per
+        form) and every word.
+    """
+    if not lang:
+        default = corpus_langs[0] if corpus_langs else "cs"
+        candidates = tuple(dict.fromkeys([*(corpus_langs or ()), *SUPPORTED_LANGS]))
+        lang = detect_language(question, candidates, default=default)
+    lang = lang.lower()
+    tokens = analyze_question(question, lang)
+    all_words = tuple(_query_word(token) for token in tokens)
+    words: dict[str, QueryWord] = {}
+    for word, token in zip(all_words, tokens, strict=True):
+        if not token.stop and word.form not in words:
+            words[word.form] = word
+    return QueryKeys(lang, tuple(words.values()), all_words)

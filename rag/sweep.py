@@ -1,0 +1,260 @@
+"""The parts a calibration sweep is built from, and the table it fills.
+
+The grid of knob values and its distance axes, each case's cross-validation fold, the per-case
+arrays and the pass-threshold arithmetic the sweep counts with, and the :class:`Sweep` table of
+counts. :mod:`rag.calibrate` runs the sweep and selects a setting from it; its docstring gives the
+method.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rag.answer import MAX_SOURCES
+from rag.eval_metrics import Figures
+from rag.evaluate import Case
+from rag.relevance import FilterParams, judge
+from rag.retrieve import Retrieval
+
+DISTANCE_STEP = 0.0025
+MAX_DISTANCES = 400
+FOLDS = 5
+# The tie-break order after false answers (1: lower wins, -1: higher wins).
+KNOBS: tuple[tuple[str, int], ...] = (
+    ("vector_max_distance", 1),
+    ("support_max_distance", 1),
+    ("topic_max_distance", 1),
+    ("vector_margin", 1),
+    ("min_coverage", -1),
+    ("support_min_coverage", -1),
+    ("topic_min_known", -1),
+    ("rare_df", 1),
+    ("rare_min_chunks", 1),
+    ("coverage_mode", 1),
+    ("prefix_credit", 1),
+)
+MODES = ("count", "idf")  # simpler first
+NEAR_QUANTILES = (30, 55, 80)
+Counts = tuple[np.ndarray, np.ndarray, np.ndarray]  # recalled, refused, false: (distances, folds)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The values swept for each knob. No vector distances: fine steps over the data's range;
+    no support or topic distances: 0 (the rule off) and quantiles of the best candidates'
+    distances."""
+
+    vector_max_distance: tuple[float, ...] = ()
+    vector_margin: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 1.0)
+    min_coverage: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+    rare_df: tuple[float, ...] = (0.005, 0.02, 0.05, 0.1)
+    rare_min_chunks: tuple[int, ...] = (1, 3, 5)
+    coverage_mode: tuple[str, ...] = MODES
+    prefix_credit: tuple[float, ...] = (0.0, 0.5, 1.0)
+    support_max_distance: tuple[float, ...] = ()
+    support_min_coverage: tuple[float, ...] = (0.45, 0.6, 0.75, 0.9)
+    topic_max_distance: tuple[float, ...] = ()
+    topic_min_known: tuple[float, ...] = (0.5, 0.75, 1.0)
+
+
+def fold_of(case_id: str, folds: int = FOLDS) -> int:
+    """A case's cross-validation fold: stable across runs, machines and set orderings."""
+    return int(hashlib.sha1(case_id.encode("utf-8")).hexdigest(), 16) % folds
+
+
+def _best_distances(retrievals: Sequence[Retrieval]) -> list[float]:
+    return [
+        min(ds)
+        for r in retrievals
+        if (ds := [c.distance for c in r.candidates if c.distance is not None])
+    ]
+
+
+def distance_axis(
+    retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP
+) -> tuple[float, ...]:
+    """Distances in fine steps, from just below the closest best candidate (the vector rule off)
+    to the farthest best candidate."""
+    best = _best_distances(retrievals)
+    if not best:
+        return (-1.0,)
+    lo = math.ceil(min(best) / step) - 1  # the largest step strictly below every best
+    hi = math.ceil(max(best) / step)
+    n = hi - lo + 1
+    stride = max(1, math.ceil(n / MAX_DISTANCES))
+    return tuple(round((lo + i) * step, 6) for i in range(0, n, stride))
+
+
+def near_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
+    """0 (the rule off) and quantiles of the best candidates' distances, on the step grid."""
+    best = _best_distances(retrievals)
+    if not best:
+        return (0.0,)
+    qs = np.percentile(np.asarray(best), NEAR_QUANTILES)
+    return (0.0, *sorted({round(math.ceil(q / step) * step, 6) for q in qs}))
+
+
+@dataclass
+class Sweep:
+    """Recalled and false answers per setting and fold. A setting is a block (every knob but the
+    vector distance) and a distance; blocks that judge alike share one result."""
+
+    blocks: dict[str, np.ndarray]  # knob -> value per block (coverage_mode: index in MODES)
+    result: np.ndarray  # block -> index into the results
+    distances: np.ndarray
+    recalled: np.ndarray  # (results, distances, folds)
+    false_answers: np.ndarray
+    answerable: np.ndarray  # per fold
+    no_answer: np.ndarray  # per fold
+    # every count of one block, at every distance (refusals are not kept for all settings)
+    recount: Callable[[int], Counts] | None = None
+
+    def __len__(self) -> int:
+        return len(self.result) * len(self.distances)
+
+    def params(self, i: int) -> FilterParams:
+        block, d = divmod(i, len(self.distances))
+        v: dict[str, Any] = {k: self.blocks[k][block].item() for k, _ in KNOBS if k in self.blocks}
+        v["vector_max_distance"] = self.distances[d].item()
+        v["coverage_mode"] = MODES[int(v["coverage_mode"])]
+        v["rare_min_chunks"] = int(v["rare_min_chunks"])
+        return FilterParams(**v)
+
+    def _folds(self, folds: Sequence[int] | None) -> list[int]:
+        return list(range(len(self.answerable))) if folds is None else list(folds)
+
+    def figures(self, i: int, folds: Sequence[int] | None = None) -> Figures:
+        f = self._folds(folds)
+        block, d = divmod(i, len(self.distances))
+        if self.recount is not None:
+            recalled, refused, false = (x[d, f].sum() for x in self.recount(block))
+        else:
+            r = int(self.result[block])
+            recalled, refused, false = (
+                self.recalled[r, d, f].sum(),
+                0,
+                self.false_answers[r, d, f].sum(),
+            )
+        return Figures(
+            int(self.answerable[f].sum()),
+            int(self.no_answer[f].sum()),
+            int(recalled),
+            int(refused),
+            int(false),
+        )
+
+    def totals(self, folds: Sequence[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Recalled and false answers of every setting on ``folds``, flat in setting order."""
+        f = self._folds(folds)
+        rec = self.recalled[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
+        false = self.false_answers[:, :, f].sum(axis=2, dtype=np.int32)[self.result].ravel()
+        return rec, false
+
+    def result_totals(self, folds: Sequence[int] | None) -> tuple[np.ndarray, np.ndarray]:
+        """Recalled and false answers per result and distance on ``folds``."""
+        f = self._folds(folds)
+        return (
+            self.recalled[:, :, f].sum(axis=2, dtype=np.int32),
+            self.false_answers[:, :, f].sum(axis=2, dtype=np.int32),
+        )
+
+    def pick(self, chosen: np.ndarray) -> int:
+        """The simplest setting among those whose (result, distance) is marked in ``chosen``."""
+        return self.best(np.flatnonzero(chosen[self.result]))
+
+    def best(self, idx: np.ndarray) -> int:
+        """The simplest, most conservative of the settings ``idx`` (equal on the figures)."""
+        block, d = np.divmod(idx, len(self.distances))
+        keys = []
+        for k, sign in reversed(KNOBS):
+            values = self.distances[d] if k == "vector_max_distance" else self.blocks[k][block]
+            keys.append(sign * values)
+        return int(idx[np.lexsort(keys)[0]])
+
+
+@dataclass
+class CaseArrays:
+    """The cases' candidates as arrays, a row per case and a column per candidate."""
+
+    dist: np.ndarray  # (Q, K) nan where no distance
+    margin: np.ndarray
+    known: np.ndarray  # (Q,) share of the question's words the corpus knows
+    answerable: np.ndarray
+    fold: np.ndarray
+    gold_rows: np.ndarray  # answerable-row and column of every gold candidate, row-major
+    gold_cols: np.ndarray
+
+
+def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) -> CaseArrays:
+    """Each case's candidate distances, margins and gold marks, as arrays the sweep counts on."""
+    q, k = len(cases), max([len(r.candidates) for r in retrievals] + [1])
+    dist, margin = np.full((q, k), np.nan), np.full((q, k), np.nan)
+    known = np.zeros(q)
+    gold = np.zeros((q, k), dtype=bool)
+    probe = FilterParams(0.0, 0.0, 0.0, 0, 1.0)
+    for i, (case, r) in enumerate(zip(cases, retrievals, strict=True)):
+        for j, (c, judgement) in enumerate(zip(r.candidates, judge(r, probe), strict=True)):
+            if judgement.distance is not None and judgement.margin is not None:
+                dist[i, j], margin[i, j] = judgement.distance, judgement.margin
+            gold[i, j] = c.source_id in case.expect
+            known[i] = judgement.known
+    answerable = np.array([c.answerable for c in cases], dtype=bool)
+    rows, cols = np.nonzero(gold[answerable])
+    return CaseArrays(
+        dist,
+        margin,
+        known,
+        answerable,
+        np.array([fold_of(c.id, folds) for c in cases], dtype=int),
+        rows,
+        cols,
+    )
+
+
+def coverage_and_support(
+    retrievals: Sequence[Retrieval], k: int, params: FilterParams
+) -> tuple[np.ndarray, np.ndarray]:
+    """Coverage and support of every candidate under ``params`` (-1 where no candidate)."""
+    cov, sup = np.full((len(retrievals), k), -1.0), np.full((len(retrievals), k), -1.0)
+    for i, r in enumerate(retrievals):
+        for j, judgement in enumerate(judge(r, params)):
+            cov[i, j], sup[i, j] = judgement.coverage, judgement.support
+    return cov, sup
+
+
+def fold_counts(hit: np.ndarray, folds: np.ndarray, n_folds: int) -> np.ndarray:
+    """(cases, D) booleans summed per fold -> (D, folds)."""
+    onehot = np.eye(n_folds, dtype=np.int32)[folds]
+    return hit.astype(np.int32).T @ onehot
+
+
+def outcomes(t: np.ndarray, a: CaseArrays, dists: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per case and distance, for pass thresholds ``t``: recalled and refused (answerable cases),
+    answered (not_found cases)."""
+    passes_any = t.min(axis=1)[:, None] <= dists[None, :]
+    ta = t[a.answerable]
+    recalled = np.zeros((len(ta), len(dists)), dtype=bool)
+    rows, cols = a.gold_rows, a.gold_cols
+    if len(rows):
+        width = int(cols.max()) + 1
+        if width > MAX_SOURCES:
+            # the answer is full before a gold candidate once five earlier candidates pass
+            earlier = np.where(np.arange(width)[None, :] < cols[:, None], ta[rows, :width], np.inf)
+            u = np.partition(earlier, MAX_SOURCES - 1, axis=1)[:, MAX_SOURCES - 1]
+        else:
+            u = np.full(len(rows), np.inf)
+        inside = (ta[rows, cols][:, None] <= dists) & (dists < u[:, None])
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        recalled[rows[starts]] = np.logical_or.reduceat(inside, starts, axis=0)
+    return recalled, ~passes_any[a.answerable], passes_any[~a.answerable]
+
+
+def with_topic(outcome: np.ndarray, qualifies: np.ndarray, column: np.ndarray) -> np.ndarray:
+    """Cases whose words the corpus knows are judged at max(distance, topic distance)."""
+    return np.where(qualifies[:, None], outcome[:, column], outcome)
