@@ -153,12 +153,10 @@ def _ingest(
     app: App, paths: list[Path], owner: str, as_json: bool, *, rebase: Path | None = None
 ) -> None:
     """Ingest ``paths``; with ``rebase``, file source_ids become paths relative to it."""
-    import dataclasses
-
     from tqdm import tqdm
 
     from rag.ingest import Ingestor
-    from rag.loaders import LoadedDocument, iter_paths, load_path
+    from rag.loaders import iter_paths, load_path, rebased
 
     settings = app.settings
     files = list(iter_paths(paths))
@@ -171,21 +169,12 @@ def _ingest(
     )
     ingestor = Ingestor(app.db, settings, app.embedder, owner)
 
-    prefix = rebase.resolve().as_posix() + "/" if rebase else None
-
     def items() -> Any:
         for path in files:
-            for item in load_path(path, max_bytes=settings.max_upload_bytes):
-                if (
-                    prefix
-                    and isinstance(item, LoadedDocument)
-                    and item.source_id.startswith(prefix)
-                ):
-                    item = dataclasses.replace(item, source_id=item.source_id[len(prefix) :])
-                yield item
+            yield from load_path(path, max_bytes=settings.max_upload_bytes)
             bar.update(1)
 
-    summary = ingestor.add_all(items(), workers=settings.ingest_workers)
+    summary = ingestor.add_all(rebased(items(), rebase), workers=settings.ingest_workers)
     bar.close()
     if as_json:
         echo_json(summary.as_dict())

@@ -28,7 +28,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, EmbedderError, InputError
 from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path
+from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 from rag.prepare import KEYS_VERSION
 from rag.retrieve import Retrieval
 from rag.settings import Settings
@@ -165,15 +165,12 @@ def external_set(
 
 def load_corpus(evalset: EvalSet, max_bytes: int) -> list[LoadedDocument]:
     """Every document of the set's corpus, source_ids rebased; a file that fails is an error."""
-    prefix = evalset.rebase.resolve().as_posix() + "/" if evalset.rebase else None
+    items = (i for p in iter_paths(evalset.corpus) for i in load_path(p, max_bytes=max_bytes))
     docs = []
-    for path in iter_paths(evalset.corpus):
-        for item in load_path(path, max_bytes=max_bytes):
-            if isinstance(item, LoadFailure):
-                raise InputError(f"evaluation corpus: {item.error}")
-            if prefix and item.source_id.startswith(prefix):
-                item = replace(item, source_id=item.source_id[len(prefix) :])
-            docs.append(item)
+    for item in rebased(items, evalset.rebase):
+        if isinstance(item, LoadFailure):
+            raise InputError(f"evaluation corpus: {item.error}")
+        docs.append(item)
     if not docs:
         raise InputError(
             f"evaluation corpus {', '.join(map(str, evalset.corpus))} has no documents"

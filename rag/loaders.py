@@ -12,6 +12,7 @@ file, so one broken file does not stop the ingestion of a directory, nor a bad l
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import io
 import json
 import os
@@ -88,6 +89,22 @@ def iter_paths(paths: Sequence[Path]) -> Iterator[Path]:
 
 def _hidden(name: str) -> bool:
     return name.startswith((".", "~$"))
+
+
+def rebased(
+    items: Iterable[LoadedDocument | LoadFailure], root: Path | None
+) -> Iterator[LoadedDocument | LoadFailure]:
+    """``items`` with the source_id of every file under ``root`` made relative to it.
+
+    A knowledge base loaded from a directory keeps the same source_ids wherever it is checked out
+    ("prirucka/benefity.md", not "/home/.../prirucka/benefity.md"), so reloading it elsewhere
+    replaces documents instead of duplicating them.
+    """
+    prefix = root.resolve().as_posix() + "/" if root else None
+    for item in items:
+        if prefix and isinstance(item, LoadedDocument) and item.source_id.startswith(prefix):
+            item = dataclasses.replace(item, source_id=item.source_id[len(prefix) :])
+        yield item
 
 
 def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFailure]:

@@ -7,7 +7,6 @@ with the sample corpus, and a parser for server-sent events.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
 from rag.api import create_app
@@ -24,7 +24,7 @@ from rag.api_services import Services
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.ingest import Ingestor
-from rag.loaders import iter_paths, load_path
+from rag.loaders import iter_paths, load_path, rebased
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER
 from tests.conftest import create_database
@@ -97,21 +97,25 @@ def new_database(server_url: str, prefix: str) -> str:
     return url
 
 
+def sample_database(server_url: str, prefix: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A new migrated database holding the shipped sample corpus; its URL."""
+    url = new_database(server_url, prefix)
+    load_sample(url, tmp_path_factory.mktemp("sample"))
+    return url
+
+
 def load_sample(url: str, data_dir: Path, owner: str = DEFAULT_OWNER) -> None:
     """The shipped sample corpus, ingested as ``rag sample`` does (source ids relative)."""
     settings = api_settings(url, data_dir)
-    prefix = SAMPLE_DIR.resolve().as_posix() + "/"
-
-    def items() -> Iterator[Any]:
-        for path in iter_paths([SAMPLE_DIR]):
-            for item in load_path(path, max_bytes=settings.max_upload_bytes):
-                sid = getattr(item, "source_id", "")
-                if sid.startswith(prefix):
-                    item = dataclasses.replace(item, source_id=sid[len(prefix) :])
-                yield item
-
+    items = (
+        item
+        for path in iter_paths([SAMPLE_DIR])
+        for item in load_path(path, max_bytes=settings.max_upload_bytes)
+    )
     with Database(settings, run_migrations=False) as db:
-        summary = Ingestor(db, settings, make_embedder(settings), owner).add_all(items())
+        summary = Ingestor(db, settings, make_embedder(settings), owner).add_all(
+            rebased(items, SAMPLE_DIR)
+        )
     assert summary.failed == 0 and summary.added > 20, summary.as_dict()
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from rag.answer import NOT_FOUND
 from rag.llm import ABSTAIN, PROMPTS
-from tests.apiserver import LiveServer, api_settings, load_sample, new_database, sse_events
+from tests.apiserver import LiveServer, api_settings, new_database, sample_database, sse_events
 from tests.fakellm import FakeLLM
 
 NOVAK = "rec-novak-cena"
@@ -31,9 +31,7 @@ REWRITE_PROMPT = (PROMPTS / "followup.txt").read_text(encoding="utf-8")
 
 @pytest.fixture(scope="module")
 def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = new_database(server_url, "rag_api_sample")
-    load_sample(url, tmp_path_factory.mktemp("sample"))
-    return url
+    return sample_database(server_url, "rag_api_sample", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from playwright.sync_api import (
 from rag.answer import NOT_FOUND
 from rag.auth import create_key
 from rag.db import Database
-from tests.apiserver import LiveServer, api_settings, load_sample, new_database
+from tests.apiserver import LiveServer, api_settings, new_database, sample_database
 from tests.fakellm import FakeLLM
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -54,9 +54,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = new_database(server_url, "rag_browser")
-    load_sample(url, tmp_path_factory.mktemp("sample"))
-    return url
+    return sample_database(server_url, "rag_browser", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from psycopg import sql
 from rag.db import migrate
 from rag.embedders import FakeEmbedder
 from rag.settings import Settings
-from tests.apiserver import LiveServer, api_settings, load_sample, new_database, sse_events
+from tests.apiserver import LiveServer, api_settings, new_database, sample_database, sse_events
 from tests.fakellm import FakeLLM
 from tests.test_load import (
     Outcome,
@@ -54,9 +54,7 @@ PG_CTL_TIMEOUT = 30
 
 @pytest.fixture(scope="module")
 def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = new_database(server_url, "rag_faults")
-    load_sample(url, tmp_path_factory.mktemp("sample"))
-    return url
+    return sample_database(server_url, "rag_faults", tmp_path_factory)
 
 
 # --- PostgreSQL restarted under load -------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.apiserver import LiveServer, api_settings, load_sample, new_database, sse_events
+from tests.apiserver import LiveServer, api_settings, sample_database, sse_events
 from tests.fakellm import FakeLLM
 
 CLIENTS = 32
@@ -215,9 +215,7 @@ def settle_pool(server: LiveServer, timeout: float = 5.0) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = new_database(server_url, "rag_load")
-    load_sample(url, tmp_path_factory.mktemp("sample"))
-    return url
+    return sample_database(server_url, "rag_load", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from rag.loaders import (
     iter_paths,
     load_bytes,
     load_path,
+    rebased,
 )
 
 LIMIT = 1_000_000
@@ -485,3 +486,22 @@ def test_supported_suffixes_all_load(tmp_path: Path) -> None:
         path = tmp_path / f"soubor{suffix}"
         path.write_bytes(data)
         assert loaded(load_one(path)).text.endswith(expected.get(suffix, "Text.")), suffix
+
+
+def test_rebased_source_ids_are_relative_to_the_root_only_under_it(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    (root / "prirucka").mkdir(parents=True)
+    (root / "prirucka" / "benefity.md").write_text("# Benefity\n\nStravenky.", encoding="utf-8")
+    (tmp_path / "jinde.txt").write_text("Mimo kořen.", encoding="utf-8")
+    (root / "prazdny.txt").write_text("", encoding="utf-8")
+    items = [
+        i
+        for p in iter_paths([root, tmp_path / "jinde.txt"])
+        for i in load_path(p, max_bytes=10_000)
+    ]
+    out = list(rebased(items, root))
+    docs = sorted(i.source_id for i in out if isinstance(i, LoadedDocument))
+    assert docs == [(tmp_path / "jinde.txt").resolve().as_posix(), "prirucka/benefity.md"]
+    [failure] = [i for i in out if isinstance(i, LoadFailure)]
+    assert "prazdny.txt" in failure.origin  # failures pass through untouched
+    assert list(rebased(items, None)) == items
