@@ -18,6 +18,9 @@ from psycopg import sql
 from rag.db import Database, embedded_url, migrate, stop_embedded
 from rag.settings import Settings
 
+# The live-server fixtures (plain, smart, fake_llm) for the HTTP test modules.
+pytest_plugins = ["tests.apifixtures"]
+
 
 def _with_dbname(url: str, name: str) -> str:
     info = psycopg.conninfo.conninfo_to_dict(url)

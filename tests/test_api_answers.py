@@ -6,7 +6,6 @@ no call for not_found) and follow-up questions, all on the shipped sample corpus
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,44 +33,12 @@ def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str
     return sample_database(server_url, "rag_api_sample", tmp_path_factory)
 
 
-@pytest.fixture(scope="module")
-def plain(corpus_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """No chat model: extractive answers."""
-    server = LiveServer.start(api_settings(corpus_url, tmp_path_factory.mktemp("plain")))
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeLLM]:
-    server = FakeLLM()
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def llm(fake_llm: FakeLLM) -> FakeLLM:
     """The module's fake chat server, reset for this test."""
     fake_llm.calls.clear()
     fake_llm.mode, fake_llm.delay, fake_llm.reply, fake_llm.respond = "ok", 0.0, LLM_REPLY, None
     return fake_llm
-
-
-@pytest.fixture(scope="module")
-def smart(
-    corpus_url: str, fake_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    """A chat model configured (the fake server), with a 1.5 s timeout."""
-    settings = api_settings(
-        corpus_url,
-        tmp_path_factory.mktemp("smart"),
-        llm_url=fake_llm.url,
-        llm_model="fake-model",
-        llm_timeout=1.5,
-    )
-    server = LiveServer.start(settings)
-    yield server
-    server.close()
 
 
 def ask(server: LiveServer, question: str, **body: Any) -> dict[str, Any]:

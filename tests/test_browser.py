@@ -58,14 +58,6 @@ def corpus_url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str
 
 
 @pytest.fixture(scope="module")
-def plain(corpus_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """No chat model: extractive answers."""
-    server = LiveServer.start(api_settings(corpus_url, tmp_path_factory.mktemp("plain")))
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as p:
         chromium = p.chromium.launch(
@@ -285,26 +277,8 @@ def test_the_api_key_is_kept_and_sent_as_bearer(
 
 
 @pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeLLM]:
-    server = FakeLLM()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def smart(
-    corpus_url: str, fake_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    settings = api_settings(
-        corpus_url,
-        tmp_path_factory.mktemp("smart"),
-        llm_url=fake_llm.url,
-        llm_model="fake",
-        llm_timeout=5.0,
-    )
-    server = LiveServer.start(settings)
-    yield server
-    server.close()
+def llm_timeout() -> float:
+    return 5.0
 
 
 def test_sources_show_before_a_slow_model_answers(

@@ -268,13 +268,6 @@ def test_an_interrupted_upload_writes_nothing(
 # --- clients leaving in the middle of a stream ---------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def fake_llm() -> Iterator[FakeLLM]:
-    server = FakeLLM()
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def llm(fake_llm: FakeLLM) -> FakeLLM:
     fake_llm.calls.clear()
@@ -284,19 +277,8 @@ def llm(fake_llm: FakeLLM) -> FakeLLM:
 
 
 @pytest.fixture(scope="module")
-def smart(
-    corpus_url: str, fake_llm: FakeLLM, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    settings = api_settings(
-        corpus_url,
-        tmp_path_factory.mktemp("smart"),
-        llm_url=fake_llm.url,
-        llm_model="fake",
-        llm_timeout=4.0,
-    )
-    server = LiveServer.start(settings)
-    yield server
-    server.close()
+def llm_timeout() -> float:
+    return 4.0
 
 
 def leave_mid_stream(url: str, path: str, body: dict[str, Any], leave: threading.Event) -> str:
