@@ -24,6 +24,7 @@ from playwright.sync_api import (
 from rag.answer import NOT_FOUND
 from rag.auth import create_key
 from rag.db import Database
+from rag.llm import ABSTAIN
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database
 from tests.fakellm import FakeLLM
 
@@ -297,6 +298,20 @@ def test_sources_show_before_a_slow_model_answers(
     expect(reply.locator(".answer-text")).to_have_text(fake_llm.reply)
     expect(reply.locator(".badge.extractive")).to_have_count(0)
     expect(page.get_by_role("button", name="Zastavit")).to_be_hidden()
+
+
+def test_a_model_that_finds_no_answer_shows_the_not_found_state(
+    smart: LiveServer, fake_llm: FakeLLM, page: Page
+) -> None:
+    fake_llm.mode, fake_llm.delay, fake_llm.reply = "ok", 0.0, ABSTAIN
+    page.goto(smart.url + "/")
+    ask(page, "Kolik stojí vstupné do muzea skla?")  # the museum's page names no price
+    reply = page.locator(".turn").last.locator(".reply")
+    expect(reply).to_have_attribute("data-status", "not_found")
+    expect(reply.locator(".not-found-why")).to_contain_text("jazykový model v nich odpověď nenašel")
+    expect(reply.locator(".service-sentence")).to_contain_text(NOT_FOUND["cs"])
+    expect(reply.locator(".source")).to_have_count(0)  # the sources shown while waiting are gone
+    expect(reply).not_to_contain_text(ABSTAIN)
 
 
 def test_a_failing_model_shows_the_extractive_answer_and_why(

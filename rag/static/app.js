@@ -193,11 +193,17 @@ function sourceList(sources, citations) {
   }));
 }
 
-function notFoundBox(sentence) {
+function notFoundBox(sentence, decidedBy) {
+  // decidedBy "llm": documents on the topic were found, but the model found no answer in them
+  const why = decidedBy === "llm"
+    ? el("p", { class: "not-found-why" },
+      "Dokumenty o tomto tématu se našly, ale jazykový model v nich odpověď nenašel.")
+    : null;
   return el("div", { class: "not-found", role: "note" },
     el("p", { class: "not-found-title" }, "Nenalezeno ve znalostní bázi"),
     el("p", {}, "Žádný z dokumentů na tuto otázku neodpovídá, a tak služba nic nevymýšlí. "
       + "Zkuste otázku položit jinými slovy, nebo nahrajte dokument, který odpověď obsahuje."),
+    why,
     sentence ? el("p", { class: "service-sentence" }, "Odpověď služby: ", el("q", {}, sentence)) : null);
 }
 
@@ -256,7 +262,8 @@ class Turn {
     this.reply.replaceChildren();
     if (answer.status === "not_found") {
       this.setStatus("not_found");
-      this.reply.append(notFoundBox(answer.answer), degradedNotes(answer.degraded) || "");
+      this.reply.append(notFoundBox(answer.answer, answer.not_found_by),
+        degradedNotes(answer.degraded) || "");
       return;
     }
     this.setStatus("answered");
