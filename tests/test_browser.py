@@ -100,9 +100,10 @@ def ask(page: Page, question: str) -> None:
 
 
 def test_the_page_and_its_assets_load(plain: LiveServer, page: Page) -> None:
-    r = plain.client.get("/static/app.js")
-    assert r.status_code == 200 and "javascript" in r.headers["content-type"]
-    assert "innerHTML" not in r.text  # document text only ever becomes text nodes
+    for script in ("render.js", "app.js"):
+        r = plain.client.get(f"/static/{script}")
+        assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+        assert "innerHTML" not in r.text  # document text only ever becomes text nodes
     assert plain.client.get("/static/app.css").status_code == 200
     page.goto(plain.url + "/")
     expect(page).to_have_title("rag – otázky nad vašimi dokumenty")

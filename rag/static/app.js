@@ -1,5 +1,5 @@
 // The chat page: asks POST v1/ask with stream: true and renders its server-sent events
-// (sources, delta..., answer, error); uploads files to POST v1/documents.
+// (sources, delta..., answer, error) with render.js; uploads files to POST v1/documents.
 // Every piece of text from the server or a document goes into the page as a text node, never as
 // markup, so a document cannot inject anything into the page.
 "use strict";
@@ -7,44 +7,10 @@
 const KEY_STORAGE = "rag.apiKey";
 const MAX_HISTORY = 10; // earlier messages sent along (the service accepts up to max_history)
 
-const RULES = {
-  vector: "blízký význam (vektor)",
-  words: "vzácná slova z otázky",
-  support: "význam podpořený slovy otázky",
-};
-const MATCHED_BY = { lemma: "základní tvar", stem: "kmen", prefix: "začátek slova" };
-const DEGRADED = {
-  vector: "Hledání podle významu nebylo k dispozici, odpověď stojí jen na shodě slov.",
-  fts: "Hledání podle slov selhalo, odpověď stojí jen na významu.",
-  llm: "Jazykový model neodpověděl, zobrazuji výňatek ze zdroje.",
-  followup: "Doplňující otázku se nepodařilo přeformulovat jazykovým modelem.",
-};
 const DOC_STATUS = { added: "přidán", replaced: "nahrazen", unchanged: "beze změny" };
 
 const history = [];
 let running = null; // the AbortController of the answer being streamed
-
-// --- small DOM helpers ---------------------------------------------------------------------------
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-const $ = (id) => document.getElementById(id);
-
-function number(value, digits) {
-  return Number(value).toLocaleString("cs-CZ", { maximumFractionDigits: digits });
-}
 
 // --- the API key ---------------------------------------------------------------------------------
 
@@ -135,153 +101,6 @@ async function* readEvents(body) {
     if (done) break;
   }
   if (data.length) yield { event, data: data.join("\n") };
-}
-
-// --- rendering an answer -------------------------------------------------------------------------
-
-function ruleText(rule) {
-  if (!rule) return "neprošel filtrem";
-  return rule.split("+").map((r) => RULES[r] || r).join(" + ");
-}
-
-function evidenceList(ev) {
-  const items = [el("li", {}, el("span", { class: "ev-label" }, "Přijat díky: "),
-    el("strong", { class: "rule", "data-rule": ev.rule || "" }, ruleText(ev.rule)))];
-  if (ev.distance !== null && ev.distance !== undefined) {
-    const margin = ev.margin ? ` (o ${number(ev.margin, 3)} dál než nejbližší)` : "";
-    items.push(el("li", {}, el("span", { class: "ev-label" }, "Vzdálenost: "),
-      `${number(ev.distance, 3)}${margin}`));
-  }
-  const ranks = [];
-  if (ev.fts_rank) ranks.push(`podle slov ${ev.fts_rank}.`);
-  if (ev.vector_rank) ranks.push(`podle významu ${ev.vector_rank}.`);
-  if (ranks.length) {
-    items.push(el("li", {}, el("span", { class: "ev-label" }, "Pořadí: "), ranks.join(", ")));
-  }
-  const words = ev.words || [];
-  if (words.length) {
-    const chips = words.map((w) => {
-      const how = w.matched_by ? MATCHED_BY[w.matched_by] || w.matched_by : "nenalezeno";
-      const rare = w.rare ? ", vzácné" : "";
-      return el("li", { class: w.matched_by ? "word matched" : "word missing" },
-        w.word, el("span", { class: "word-how" }, ` (${how}${rare})`));
-    });
-    items.push(el("li", {}, el("span", { class: "ev-label" }, "Slova otázky: "),
-      el("ul", { class: "words" }, chips)));
-  }
-  if (ev.coverage !== undefined) {
-    items.push(el("li", {}, el("span", { class: "ev-label" }, "Pokrytí otázky: "),
-      `${number(ev.coverage * 100, 0)} %`));
-  }
-  return el("ul", { class: "evidence" }, items);
-}
-
-function sourceList(sources, citations) {
-  const cited = new Set(citations || []);
-  return el("ol", { class: "sources", "aria-label": "Zdroje" }, sources.map((s, i) => {
-    const n = i + 1;
-    return el("li", { class: "source", "data-source-id": s.source_id },
-      el("p", { class: "source-head" },
-        el("span", { class: "source-number" }, `[${n}]`), " ",
-        el("span", { class: "source-title" }, s.title || s.source_id), " ",
-        el("code", { class: "source-id" }, s.source_id),
-        cited.has(n) ? el("span", { class: "badge cited" }, "citováno") : null),
-      evidenceList(s.evidence || {}),
-      el("details", { class: "source-text" },
-        el("summary", {}, "Text zdroje"),
-        el("blockquote", {}, s.text)));
-  }));
-}
-
-function notFoundBox(sentence, decidedBy) {
-  // decidedBy "llm": documents on the topic were found, but the model found no answer in them
-  const why = decidedBy === "llm"
-    ? el("p", { class: "not-found-why" },
-      "Dokumenty o tomto tématu se našly, ale jazykový model v nich odpověď nenašel.")
-    : null;
-  return el("div", { class: "not-found", role: "note" },
-    el("p", { class: "not-found-title" }, "Nenalezeno ve znalostní bázi"),
-    el("p", {}, "Žádný z dokumentů na tuto otázku neodpovídá, a tak služba nic nevymýšlí. "
-      + "Zkuste otázku položit jinými slovy, nebo nahrajte dokument, který odpověď obsahuje."),
-    why,
-    sentence ? el("p", { class: "service-sentence" }, "Odpověď služby: ", el("q", {}, sentence)) : null);
-}
-
-function degradedNotes(degraded) {
-  if (!degraded || !degraded.length) return null;
-  return el("ul", { class: "degraded", "aria-label": "Omezení" }, degraded.map((d) =>
-    el("li", {}, DEGRADED[d.component] || `${d.component}: ${d.message || d.reason}`)));
-}
-
-// One question and its reply in the conversation.
-class Turn {
-  constructor(question) {
-    const fragment = $("turn-template").content.cloneNode(true);
-    this.node = fragment.querySelector(".turn");
-    this.node.querySelector(".question-text").textContent = question;
-    this.reply = this.node.querySelector(".reply");
-    $("conversation").append(this.node);
-    this.status = "pending";
-    this.text = null;
-    this.final = null;
-    this.scroll();
-  }
-
-  scroll() {
-    this.node.scrollIntoView({ block: "end", behavior: "smooth" });
-  }
-
-  setStatus(status) {
-    this.status = status;
-    this.reply.dataset.status = status;
-  }
-
-  onSources(view) {
-    this.reply.replaceChildren();
-    if (view.status === "not_found") {
-      this.setStatus("not_found");
-      this.reply.append(notFoundBox(null));
-      return;
-    }
-    this.setStatus("streaming");
-    this.text = el("p", { class: "answer-text" });
-    this.reply.append(
-      el("div", { class: "answer" }, this.text),
-      el("h3", { class: "sources-title" }, "Zdroje"),
-      sourceList(view.sources, []));
-  }
-
-  onDelta(piece) {
-    if (this.status !== "streaming") return; // not_found: the fixed sentence comes with `answer`
-    this.text.append(document.createTextNode(piece));
-    this.scroll();
-  }
-
-  onAnswer(answer) {
-    this.final = answer;
-    this.reply.replaceChildren();
-    if (answer.status === "not_found") {
-      this.setStatus("not_found");
-      this.reply.append(notFoundBox(answer.answer, answer.not_found_by),
-        degradedNotes(answer.degraded) || "");
-      return;
-    }
-    this.setStatus("answered");
-    const label = answer.extractive
-      ? el("p", { class: "badge extractive" }, "Výňatek ze zdroje, bez jazykového modelu")
-      : null;
-    this.reply.append(
-      el("div", { class: "answer" }, label, el("p", { class: "answer-text" }, answer.answer)),
-      degradedNotes(answer.degraded) || "",
-      el("h3", { class: "sources-title" }, "Zdroje"),
-      sourceList(answer.sources, answer.citations));
-    this.scroll();
-  }
-
-  onError(message) {
-    this.setStatus("error");
-    this.reply.append(el("p", { class: "error", role: "alert" }, message));
-  }
 }
 
 // --- asking --------------------------------------------------------------------------------------
