@@ -39,9 +39,8 @@ from rag.store import ensure_owner, ensure_vector_index
 
 log = logging.getLogger(__name__)
 
-BATCH_CHUNKS = (
-    4000  # chunks per transaction: large enough for COPY to pay, small enough to stay short
-)
+# Chunks per transaction: large enough for COPY to pay, small enough to stay short.
+BATCH_CHUNKS = 4000
 MAX_DOCUMENTS_PER_BATCH = 500
 # Documents handed to worker processes ahead of the writer: enough text that the workers keep
 # chunking while this process writes a whole batch, bounded so a folder of large files cannot
