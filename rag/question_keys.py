@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.lemmas import SUPPORTED_LANGS
-from rag.text import Token, analyze_question, detect_language, has_digit
+from rag.text import Token, analyze_question, detect_language, has_digit, search_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +34,7 @@ class QueryKeys:
 
 
 def _query_word(token: Token) -> QueryWord:
-    keys = [f"l:{lemma}" for lemma in token.lemmas]
-    keys.append(f"s:{token.stem}")
-    if token.prefix:
-        keys.append(f"p:{token.prefix}")
+    keys = search_keys(token)
     surface = token.surface
     plain = surface.isascii() and not has_digit(surface) and any(c.isalpha() for c in surface)
     return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)

@@ -234,15 +234,21 @@ class ChunkKeys:
     keys: dict[str, int]  # key -> term frequency (positions listed in ``tsvector``)
 
 
+def search_keys(token: Token) -> list[str]:
+    """A word's namespaced lemma, stem and prefix keys: what a chunk stores and a question seeks."""
+    keys = [f"l:{lemma}" for lemma in token.lemmas]
+    keys.append(f"s:{token.stem}")
+    if token.prefix:
+        keys.append(f"p:{token.prefix}")
+    return keys
+
+
 @lru_cache(maxsize=_CACHE_SIZE)
 def _chunk_entries(surface: str, lang: str) -> tuple[str, ...]:
     token = _word(surface, lang, False)
     if token is None:
         return ()
-    keys = [f"l:{lemma}" for lemma in token.lemmas]
-    keys.append(f"s:{token.stem}")
-    if token.prefix:
-        keys.append(f"p:{token.prefix}")
+    keys = search_keys(token)
     if not token.stop:  # a question never asks for a stopword, so its form map is dead weight
         keys.extend(f"m:{token.form}:{lemma}" for lemma in token.lemmas if lemma != token.form)
     return tuple(dict.fromkeys(keys))
