@@ -286,13 +286,13 @@ def llm_timeout() -> float:
 def test_sources_show_before_a_slow_model_answers(
     smart: LiveServer, fake_llm: FakeLLM, page: Page
 ) -> None:
-    fake_llm.mode, fake_llm.delay = "slow", 1.5
+    fake_llm.mode, fake_llm.delay = "slow", 3.0
     fake_llm.reply = "Novák z vývoje dostal cenu za inovaci skladu [1]."
     page.goto(smart.url + "/")
     ask(page, ASK_NOVAK)
     reply = page.locator(".turn").last.locator(".reply")
     # the sources event arrives first: shown while the model is still thinking
-    expect(reply).to_have_attribute("data-status", "streaming", timeout=1_000)
+    expect(reply).to_have_attribute("data-status", "streaming", timeout=2_500)
     expect(reply.locator(f'.source[data-source-id="{NOVAK}"]')).to_be_visible()
     expect(page.get_by_role("button", name="Zastavit")).to_be_visible()
     expect(reply).to_have_attribute("data-status", "answered")
