@@ -7,9 +7,8 @@ retriever is off) and passes every value as a parameter.
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,
-       (SELECT coalesce(array_agg(lang ORDER BY n DESC, lang), '{}')
-          FROM (SELECT lang, count(*) AS n FROM documents WHERE owner_id = %(owner_id)s
-                GROUP BY lang) l)
+       (SELECT coalesce(array_agg(lang ORDER BY documents DESC, lang), '{}')
+          FROM owner_langs WHERE owner_id = %(owner_id)s)
 FROM owners WHERE owner_id = %(owner_id)s
 """
 # One primary-key range scan per form ("m:brne:" <= key < "m:brne:~"; keys are ASCII below "~").

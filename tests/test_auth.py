@@ -211,7 +211,9 @@ def test_bearer_token_refuses_other_schemes(header: str) -> None:
 # --- row-level security -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("table", ["chunks", "documents", "word_stats", "owners", "api_keys"])
+@pytest.mark.parametrize(
+    "table", ["chunks", "documents", "word_stats", "owner_langs", "owners", "api_keys"]
+)
 def test_unscoped_query_sees_only_the_callers_rows(
     rls_db: Database, two_owners: tuple[str, int, int], table: str
 ) -> None:

@@ -121,6 +121,37 @@ def test_statistics_stay_exact_through_add_replace_delete(
         assert owner_counts(conn, oid)[:2] == (0, 0)
 
 
+def test_language_counts_stay_exact_through_add_replace_delete(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    def langs(conn: psycopg.Connection, oid: int) -> dict[str, int]:
+        kept = conn.execute(
+            "SELECT lang, documents FROM owner_langs WHERE owner_id = %s", (oid,)
+        ).fetchall()
+        counted = conn.execute(
+            "SELECT lang, count(*) FROM documents WHERE owner_id = %s GROUP BY lang", (oid,)
+        ).fetchall()
+        assert dict(kept) == dict(counted)
+        return dict(kept)
+
+    slovak = LoadedDocument(
+        source_id="b", title=None, text="Pes beží cez lúku.", lang="sk", metadata={}, origin="b"
+    )
+    ingest(db, settings, owner, [doc("a", LONG), doc("b", "Psa venčí Pavel."), doc("c", "Kočka.")])
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        assert oid is not None
+        assert langs(conn, oid) == {"cs": 3}
+    ingest(db, settings, owner, [slovak])  # replaced in place: an UPDATE of documents.lang
+    with db.connection() as conn:
+        assert langs(conn, oid) == {"cs": 2, "sk": 1}
+        delete_document(conn, oid, "b")
+        assert langs(conn, oid) == {"cs": 2}
+        conn.execute("DELETE FROM documents WHERE owner_id = %s", (oid,))  # raw SQL, no rag code
+        conn.commit()
+        assert langs(conn, oid) == {}
+
+
 def test_deleting_a_document_cascades_to_chunks(
     db: Database, settings: Settings, owner: str
 ) -> None:
