@@ -88,6 +88,9 @@ def prepare_set(
     )
     if opts["profile"]:
         app.settings = app.settings.replace(profile=str(opts["profile"]))
+    if not app.settings.embed_cache:
+        # Evaluation re-embeds the same texts run after run: keep their vectors on disk.
+        app.settings = app.settings.replace(embed_cache=str(app.settings.data_dir / "embed-cache"))
     settings = app.settings
     if opts["owner"]:
         owner, owner_id = opts["owner"], app.owner_id(opts["owner"])

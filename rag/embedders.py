@@ -393,4 +393,9 @@ def make_embedder(settings: Settings) -> Embedder | None:
     if factory is None:
         choices = ", ".join([*BACKENDS, "none"])
         raise ConfigError(f"Unsupported embedder: {settings.embedder} (choose from {choices})")
-    return factory(settings)
+    embedder = factory(settings)
+    if settings.embed_cache:
+        from rag.embed_cache import CachedEmbedder  # imports this module: deferred
+
+        return CachedEmbedder(embedder, Path(settings.embed_cache).expanduser())
+    return embedder

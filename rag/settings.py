@@ -28,6 +28,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
+    "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
@@ -83,6 +84,7 @@ class Settings:
     embed_dim: int = 0
     embed_batch: int = 64
     embed_timeout: float = 3.0
+    embed_cache: str = ""
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024

@@ -534,3 +534,28 @@ def test_http_empty_input_sends_nothing(server: LoopbackServer) -> None:
     out = _http(server, embed_dim=4).embed([], kind="passage")
     assert out.shape == (0, 4)
     assert server.requests == []
+
+
+def test_embed_cache_returns_the_inner_vectors_and_skips_known_texts(tmp_path: Path) -> None:
+    from rag.embed_cache import CachedEmbedder
+    from rag.embedders import FakeEmbedder
+
+    calls: list[int] = []
+
+    class Counting(FakeEmbedder):
+        def embed(self, texts, *, kind):  # type: ignore[no-untyped-def]
+            calls.append(len(texts))
+            return super().embed(texts, kind=kind)
+
+    inner = Counting(Settings(embedder="fake", embed_dim=32))
+    cached = CachedEmbedder(inner, tmp_path / "cache")
+    first = cached.embed(["jedna", "dva"], kind="passage")
+    again = CachedEmbedder(inner, tmp_path / "cache").embed(["dva", "tři", "jedna"], kind="passage")
+    assert calls == [2, 1]  # only "tři" was new to the second process
+    np.testing.assert_array_equal(again[0], first[1])
+    np.testing.assert_array_equal(again[2], first[0])
+    np.testing.assert_array_equal(again[1], inner.embed(["tři"], kind="passage")[0])
+    # A query and a passage of the same text are different vectors for e5: never mixed up.
+    cached.embed(["jedna"], kind="query")
+    assert calls[-1] == 1
+    assert cached.embed([], kind="query").shape == (0, 32)
