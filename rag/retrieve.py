@@ -251,6 +251,7 @@ class _Plan:
     dim: sql.Composable
     model: sql.Composable
     filter: sql.Composable
+    vec_filter: sql.Composable
     fts_exact: bool  # score every matching chunk (a filter, or fts_rescore 0)
     vec_exact: bool  # exact distances instead of the HNSW index
     ef_search: int
@@ -289,6 +290,7 @@ def _plan(
         dim=sql.Literal(embedder.dim) if embedder else sql.Literal(1),
         model=sql.Literal(model_id),
         filter=clause,
+        vec_filter=clause if vec_exact else filter_clause(filters, per_row=True)[0],
         fts_exact=filtered or settings.fts_rescore <= 0,
         vec_exact=vec_exact,
         ef_search=int(settings.ef_search),
@@ -314,7 +316,7 @@ def _run(
     else:
         ctes.append(sql.SQL(FTS_TOP))
     ctes.append(
-        sql.SQL(VEC).format(dim=dim, model=model, filter=plan.filter)
+        sql.SQL(VEC).format(dim=dim, model=model, filter=plan.vec_filter)
         if use_vec
         else sql.SQL(EMPTY_VEC)
     )

@@ -129,8 +129,16 @@ ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e
 """
 
 
-def filter_clause(f: SearchFilter | None) -> tuple[sql.Composable, dict[str, object]]:
-    """``AND ...`` conditions on chunk ``c`` for a filter, and their parameters (values only)."""
+def filter_clause(
+    f: SearchFilter | None, *, per_row: bool = False
+) -> tuple[sql.Composable, dict[str, object]]:
+    """``AND ...`` conditions on chunk ``c`` for a filter, and their parameters (values only).
+
+    Args:
+        per_row: test each chunk's document in a subquery the planner cannot turn into a join,
+            so the scan stays the HNSW index's (a join could start from the documents the
+            filter admits and compute exact distances for all of their chunks).
+    """
     if f is None or f.empty:
         return sql.SQL(""), {}
     conds: list[str] = []
@@ -158,7 +166,12 @@ def filter_clause(f: SearchFilter | None) -> tuple[sql.Composable, dict[str, obj
             conds.append(f"{day} <= %(f_to)s")
             params["f_to"] = f.date_to.isoformat()
     clause = ""
-    if conds:
+    if conds and per_row:
+        clause = (
+            " AND coalesce((SELECT " + " AND ".join(conds) + " FROM documents fd"
+            " WHERE fd.owner_id = c.owner_id AND fd.document_id = c.document_id), false)"
+        )
+    elif conds:
         clause = (
             " AND EXISTS (SELECT 1 FROM documents fd WHERE fd.owner_id = c.owner_id"
             " AND fd.document_id = c.document_id AND " + " AND ".join(conds) + ")"
