@@ -97,6 +97,90 @@ def documents(pool: list[str], n: int, seed: int) -> Iterator[LoadedDocument]:
         yield LoadedDocument(f"mix/{i:07d}", None, text, "cs", {}, f"mix/{i:07d}")
 
 
+SYNTH_PARTS = """
+CREATE TEMP TABLE scale_parts (
+    i integer PRIMARY KEY, text text, keys tsvector, tokens integer, vec vector(%d)
+)
+"""
+# One statement per slice: documents, then their chunks, each a mix of five sentences whose keys
+# are the sentences' keys merged (tsvector || shifts positions) and whose vector is the
+# normalized sum of theirs; the statement triggers keep word_stats and key_top as for Ingestor.
+SYNTH_SLICE = """
+WITH picks AS (
+    SELECT g, array(SELECT 1 + floor(random() * %(parts)s)::int FROM generate_series(1, 5)
+                    WHERE g >= 0) AS p
+    FROM generate_series(%(lo)s, %(hi)s - 1) g
+), docs AS (
+    INSERT INTO documents (owner_id, source_id, lang, content_hash, char_count)
+    SELECT %(owner)s, 'synth/' || lpad(g::text, 7, '0'), 'cs', sha256(g::text::bytea), 0
+    FROM picks ORDER BY g
+    RETURNING document_id, source_id
+)
+INSERT INTO chunks (owner_id, document_id, ordinal, text, char_count, token_count, word_keys,
+                    embedding, embed_model)
+SELECT %(owner)s, d.document_id, 0, x.text, length(x.text), x.tokens, x.keys, x.vec, %(model)s
+FROM picks k
+JOIN docs d ON d.source_id = 'synth/' || lpad(k.g::text, 7, '0')
+CROSS JOIN LATERAL (
+    SELECT string_agg(s.text, ' ' ORDER BY o) AS text, sum(s.tokens)::int AS tokens,
+           l2_normalize(sum(s.vec))::vector AS vec,
+           (array_agg(s.keys ORDER BY o))[1] || (array_agg(s.keys ORDER BY o))[2]
+           || (array_agg(s.keys ORDER BY o))[3] || (array_agg(s.keys ORDER BY o))[4]
+           || (array_agg(s.keys ORDER BY o))[5] AS keys
+    FROM unnest(k.p) WITH ORDINALITY AS u(i, o) JOIN scale_parts s ON s.i = u.i
+) x
+"""
+
+
+def synth_load(
+    db: Database,
+    settings: Settings,
+    embedder: SentenceSumEmbedder,
+    owner: str,
+    n: int,
+    pool: list[str],
+    have: int,
+) -> int:
+    """Chunks made in SQL from per-sentence keys and vectors (Python prepares each sentence once)."""
+    from rag.prepare import prepare
+    from rag.store import ensure_owner
+
+    with db.connection() as conn:
+        oid = ensure_owner(conn, owner)
+        conn.execute(SYNTH_PARTS % embedder.dim)
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY scale_parts (i, text, keys, tokens, vec) FROM STDIN") as copy,
+        ):
+            for i, sentence in enumerate(pool, start=1):
+                p = prepare(LoadedDocument(f"s{i}", None, sentence, "cs", {}, f"s{i}"), settings)
+                c = p.chunks[0]
+                copy.write_row(
+                    (i, c.text, c.word_keys, c.token_count, vec_text(embedder._sentence(c.text)))
+                )
+        conn.execute("SELECT setseed(0.14)")
+        conn.execute("SET gin_pending_list_limit = '64MB'")
+        step = 10000
+        for lo in range(have, n, step):
+            t = time.perf_counter()
+            conn.execute(
+                SYNTH_SLICE,
+                {
+                    "parts": len(pool),
+                    "lo": lo,
+                    "hi": min(lo + step, n),
+                    "owner": oid,
+                    "model": embedder.model_id,
+                },
+            )
+            conn.commit()
+            print(
+                f"  {min(lo + step, n)} chunks ({(time.perf_counter() - t):.1f} s for the last slice)",
+                flush=True,
+            )
+        return oid
+
+
 def pct(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values), p)) if values else float("nan")
 
@@ -128,6 +212,16 @@ def main() -> None:
         help="load with the key_top triggers disabled, then rag_key_top_rebuild (timed apart)",
     )
     ap.add_argument("--ingest-only", action="store_true", help="stop after the load")
+    ap.add_argument(
+        "--gin-after",
+        action="store_true",
+        help="drop the two GIN indexes for the load and build them after it (timed apart)",
+    )
+    ap.add_argument(
+        "--synth",
+        action="store_true",
+        help="make the chunks in SQL from per-sentence keys and vectors instead of Ingestor",
+    )
     ap.add_argument("--explain", action="store_true", help="print EXPLAIN of one hybrid search")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
@@ -158,7 +252,11 @@ def main() -> None:
         docs = documents(pool, args.chunks, seed=14)
         # a re-run resumes: stored documents are unchanged and skipped
         try:
-            summary = ing.add_all(docs, workers=args.workers)
+            if args.synth:
+                synth_load(db, settings, embedder, owner, args.chunks, pool, have)
+                summary_chunks = args.chunks - have
+            else:
+                summary_chunks = ing.add_all(docs, workers=args.workers).chunks
         finally:
             if args.bulk:
                 with db.connection() as conn:
@@ -168,9 +266,23 @@ def main() -> None:
                     conn.commit()
         took = time.perf_counter() - started
         print(
-            f"ingest: {summary.chunks} chunks in {took:.0f} s ({summary.chunks / max(took, 1e-9):.0f} chunks/s, "
+            f"ingest{' (synthesized in SQL)' if args.synth else ''}: {summary_chunks} chunks in {took:.0f} s "
+            f"({summary_chunks / max(took, 1e-9):.0f} chunks/s, "
             f"HNSW index {'after' if args.index_after else 'maintained during the load'})"
         )
+        if args.gin_after:
+            for name, column in (
+                ("chunks_word_keys", "word_keys"),
+                ("chunks_text_tsv", "text_tsv"),
+            ):
+                started = time.perf_counter()
+                with db.connection() as conn:
+                    conn.execute("SET maintenance_work_mem = '1GB'")
+                    conn.execute(
+                        f"CREATE INDEX IF NOT EXISTS {name} ON chunks USING gin ({column})"
+                    )
+                    conn.commit()
+                print(f"GIN index {name} build: {time.perf_counter() - started:.0f} s", flush=True)
         if args.bulk:
             started = time.perf_counter()
             with db.connection() as conn:
@@ -178,14 +290,17 @@ def main() -> None:
                     0
                 ]
                 conn.commit()
-            print(f"key_top rebuild: {lists} lists in {time.perf_counter() - started:.0f} s")
+            print(
+                f"key_top rebuild: {lists} lists in {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
         if args.index_after:
             started = time.perf_counter()
             with db.connection() as conn:
-                conn.execute("SET maintenance_work_mem = '2GB'")
+                conn.execute("SET maintenance_work_mem = '3GB'")
                 ensure_vector_index(conn, embedder.model_id, embedder.dim)
                 conn.commit()
-            print(f"HNSW index build: {time.perf_counter() - started:.0f} s")
+            print(f"HNSW index build: {time.perf_counter() - started:.0f} s", flush=True)
     with db.connection() as conn:
         oid = find_owner(conn, owner)
         conn.execute("ANALYZE chunks")
