@@ -73,8 +73,8 @@ def grid(depths: Sequence[int] = (20, 30, 50)) -> list[Fusion]:
     """The settings calibration tries: k, the vector list's weight (full text's is 1), depth."""
     return [
         Fusion(k, 1.0, w, d)
-        for k in (2, 5, 10, 20, 30, 60)
-        for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25)
+        for k in (1, 2, 3, 5, 10, 20, 60)
+        for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25)
         for d in depths
     ]
 
