@@ -224,6 +224,14 @@ def main() -> None:
     )
     ap.add_argument("--explain", action="store_true", help="print EXPLAIN of one hybrid search")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--exact-questions", type=int, default=50, help="questions with exact references"
+    )
+    ap.add_argument(
+        "--modes",
+        default="hybrid,fts,vector",
+        help="what to measure; without vector the HNSW index need not exist (fts only)",
+    )
     args = ap.parse_args()
 
     settings = Settings.from_env(embedder="fake", embed_dim=DIM)
@@ -270,37 +278,39 @@ def main() -> None:
             f"({summary_chunks / max(took, 1e-9):.0f} chunks/s, "
             f"HNSW index {'after' if args.index_after else 'maintained during the load'})"
         )
-        if args.gin_after:
-            for name, column in (
-                ("chunks_word_keys", "word_keys"),
-                ("chunks_text_tsv", "text_tsv"),
-            ):
-                started = time.perf_counter()
-                with db.connection() as conn:
-                    conn.execute("SET maintenance_work_mem = '1GB'")
-                    conn.execute(
-                        f"CREATE INDEX IF NOT EXISTS {name} ON chunks USING gin ({column})"
-                    )
-                    conn.commit()
-                print(f"GIN index {name} build: {time.perf_counter() - started:.0f} s", flush=True)
-        if args.bulk:
+    # the steps after a load run when asked for and not done yet, so a run can resume
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        lists_done = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM key_top WHERE owner_id = %s)", (oid,)
+        ).fetchone()[0]
+        indexes = {r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relkind = 'i'")}
+        conn.commit()
+    if args.bulk and not lists_done:
+        started = time.perf_counter()
+        with db.connection() as conn:
+            lists = conn.execute("SELECT rag_key_top_rebuild(%s)", (oid,)).fetchone()[0]
+            conn.commit()
+        print(
+            f"key_top rebuild: {lists} lists in {time.perf_counter() - started:.0f} s", flush=True
+        )
+    if args.gin_after:
+        for name, column in (("chunks_word_keys", "word_keys"), ("chunks_text_tsv", "text_tsv")):
+            if name in indexes:
+                continue
             started = time.perf_counter()
             with db.connection() as conn:
-                lists = conn.execute("SELECT rag_key_top_rebuild(%s)", (ing.owner_id,)).fetchone()[
-                    0
-                ]
+                conn.execute("SET maintenance_work_mem = '1GB'")
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON chunks USING gin ({column})")
                 conn.commit()
-            print(
-                f"key_top rebuild: {lists} lists in {time.perf_counter() - started:.0f} s",
-                flush=True,
-            )
-        if args.index_after:
-            started = time.perf_counter()
-            with db.connection() as conn:
-                conn.execute("SET maintenance_work_mem = '3GB'")
-                ensure_vector_index(conn, embedder.model_id, embedder.dim)
-                conn.commit()
-            print(f"HNSW index build: {time.perf_counter() - started:.0f} s", flush=True)
+            print(f"GIN index {name} build: {time.perf_counter() - started:.0f} s", flush=True)
+    if args.index_after and vector_index_name(embedder.model_id) not in indexes:
+        started = time.perf_counter()
+        with db.connection() as conn:
+            conn.execute("SET maintenance_work_mem = '3GB'")
+            ensure_vector_index(conn, embedder.model_id, embedder.dim)
+            conn.commit()
+        print(f"HNSW index build: {time.perf_counter() - started:.0f} s", flush=True)
     with db.connection() as conn:
         oid = find_owner(conn, owner)
         conn.execute("ANALYZE chunks")
@@ -327,35 +337,45 @@ def main() -> None:
     engine = Engine(db, settings, embedder, params=params)  # type: ignore[arg-type]
     exact_fts = Engine(db, settings.replace(fts_rescore=0), embedder, params=params)  # type: ignore[arg-type]
 
-    def run(eng: Engine, mode: str) -> tuple[list[float], list[list[int]]]:
+    def run(eng: Engine, mode: str, limit: int = 10**9) -> tuple[list[float], list[list[int]]]:
         ms, lists = [], []
-        for q, v in zip(claims, qvecs, strict=True):
+        for q, v in list(zip(claims, qvecs, strict=True))[:limit]:
             t = time.perf_counter()
             r = eng.search(oid, q, mode=mode, vector=v)  # type: ignore[arg-type]
             ms.append((time.perf_counter() - t) * 1000)
             lists.append([h.candidate.chunk_id for h in r.hits])
         return ms, lists
 
-    run(engine, "hybrid")  # warm the caches once
+    modes = set(args.modes.split(","))
+    with db.connection() as conn:
+        indexes = {r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relkind = 'i'")}
+        conn.commit()
+    has_gin = {"chunks_word_keys", "chunks_text_tsv"} <= indexes
+    # exact references scan the whole owner per question: a sample of the questions
+    n_exact = min(len(claims), args.exact_questions)
     timings: dict[str, list[float]] = {}
-    timings["hybrid"], _ = run(engine, "hybrid")
+    run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
+    if {"hybrid", "vector"} <= modes:
+        timings["hybrid"], _ = run(engine, "hybrid")
     timings["fts"], fts_lists = run(engine, "fts")
-    timings["vector"], vec_lists = run(engine, "vector")
-    timings["fts exact (every match)"], exact_lists = run(exact_fts, "fts")
-    exact_vec = Engine(db, settings.replace(exact_scan_below=2**62), embedder, params=params)  # type: ignore[arg-type]
-    timings["vector exact scan"], exact_vec_lists = run(exact_vec, "vector")
+    if "vector" in modes:
+        timings["vector"], vec_lists = run(engine, "vector")
+    if has_gin:
+        timings["fts exact (every match)"], exact_lists = run(exact_fts, "fts")
+    if "vector" in modes:
+        exact_vec = Engine(db, settings.replace(exact_scan_below=2**62), embedder, params=params)  # type: ignore[arg-type]
+        timings["vector exact scan"], exact_vec_lists = run(exact_vec, "vector", n_exact)
 
     model = embedder.model_id
     probe = (
         f"SELECT chunk_id FROM chunks WHERE embed_model = %s "
         f"ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
     )
-    efs = sorted({EF_BASELINE, 100, settings.ef_search})
-    bare: dict[str, list[float]] = {
-        **{f"HNSW top-10 ef_search {ef}": [] for ef in efs},
-        "GIN OR text_tsv unranked top-10": [],
-        "GIN OR text_tsv ts_rank top-10": [],
-    }
+    efs = sorted({EF_BASELINE, 100, settings.ef_search}) if "vector" in modes else []
+    bare: dict[str, list[float]] = {f"HNSW top-10 ef_search {ef}": [] for ef in efs}
+    if has_gin:
+        bare["GIN OR text_tsv unranked top-10"] = []
+        bare["GIN OR text_tsv ts_rank top-10"] = []
     recall: dict[int, list[float]] = {ef: [] for ef in efs}
     gin_q = []
     with db.connection() as conn:
@@ -370,19 +390,24 @@ def main() -> None:
                 }
             )
             gin_q.append(" | ".join("'" + w[0].replace("'", "''") + "'" for w in words) or "'x'")
-        for v, tsq in zip(qvecs, gin_q, strict=True):
+        for n, (v, tsq) in enumerate(zip(qvecs, gin_q, strict=True)):
             vt = vec_text(v)
-            conn.execute("SET enable_indexscan = off")
-            conn.execute("SET enable_bitmapscan = off")
-            exact = [r[0] for r in conn.execute(probe, (model, vt)).fetchall()]
-            conn.execute("RESET enable_indexscan")
-            conn.execute("RESET enable_bitmapscan")
+            exact = None
+            if efs and n < n_exact:
+                conn.execute("SET enable_indexscan = off")
+                conn.execute("SET enable_bitmapscan = off")
+                exact = [r[0] for r in conn.execute(probe, (model, vt)).fetchall()]
+                conn.execute("RESET enable_indexscan")
+                conn.execute("RESET enable_bitmapscan")
             for ef in efs:
                 conn.execute(f"SET hnsw.ef_search = {int(ef)}")
                 t = time.perf_counter()
                 got = [r[0] for r in conn.execute(probe, (model, vt)).fetchall()]
                 bare[f"HNSW top-10 ef_search {ef}"].append((time.perf_counter() - t) * 1000)
-                recall[ef].append(len(set(got) & set(exact)) / max(len(exact), 1))
+                if exact is not None:
+                    recall[ef].append(len(set(got) & set(exact)) / max(len(exact), 1))
+            if not has_gin:
+                continue
             t = time.perf_counter()
             conn.execute(
                 "SELECT chunk_id FROM chunks WHERE owner_id = %s AND text_tsv @@ %s::tsquery LIMIT 10",
@@ -398,7 +423,7 @@ def main() -> None:
             bare["GIN OR text_tsv ts_rank top-10"].append((time.perf_counter() - t) * 1000)
         conn.commit()
 
-    base = pct(bare[f"HNSW top-10 ef_search {EF_BASELINE}"], 50)
+    base = pct(bare.get(f"HNSW top-10 ef_search {EF_BASELINE}", []), 50)
     print(
         f"\n{len(claims)} ctkfacts dev claims, {n_chunks} chunks; ratios against the bare HNSW p50 ({base:.2f} ms)"
     )
@@ -413,28 +438,32 @@ def main() -> None:
             f"{name:<44} {pct(ms, 50):9.1f} {pct(ms, 95):9.1f} {pct(ms, 50) / base:9.1f} {pct(ms, 95) / base:9.1f}"
         )
 
-    top1 = statistics.fmean(
-        float(a[:1] == b[:1]) for a, b in zip(fts_lists, exact_lists, strict=True)
-    )
-    overlap = statistics.fmean(
-        len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1)
-        for a, b in zip(fts_lists, exact_lists, strict=True)
-        if b
-    )
-    print(
-        f"\nbounded full text vs exact BM25 over every match: same top-1 {top1:.3f}, top-10 overlap {overlap:.3f}"
-    )
+    print()
+    if has_gin:
+        pairs = list(zip(fts_lists, exact_lists, strict=True))
+        top1 = statistics.fmean(float(a[:1] == b[:1]) for a, b in pairs)
+        overlap = statistics.fmean(
+            len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1) for a, b in pairs if b
+        )
+        print(
+            f"bounded full text vs exact BM25 over every match: same top-1 {top1:.3f}, "
+            f"top-10 overlap {overlap:.3f}"
+        )
     for ef, rs in recall.items():
-        print(f"bare HNSW recall@10 against exact, ef_search {ef}: {statistics.fmean(rs):.4f}")
-    vrec = statistics.fmean(
-        len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1)
-        for a, b in zip(vec_lists, exact_vec_lists, strict=True)
-        if b
-    )
-    print(
-        f"Engine.search vector recall@10 against its exact scan (owner filter, iterative scan, "
-        f"ef_search {settings.ef_search}): {vrec:.4f}"
-    )
+        print(
+            f"bare HNSW recall@10 against exact, ef_search {ef}: {statistics.fmean(rs):.4f} "
+            f"({len(rs)} questions)"
+        )
+    if "vector" in modes:
+        vrec = statistics.fmean(
+            len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1)
+            for a, b in zip(vec_lists, exact_vec_lists, strict=False)
+            if b
+        )
+        print(
+            f"Engine.search vector recall@10 against its exact scan (owner filter, iterative "
+            f"scan, ef_search {settings.ef_search}): {vrec:.4f} ({len(exact_vec_lists)} questions)"
+        )
 
     with db.connection() as conn:
         print("\nrelation                                    total MB")
@@ -455,7 +484,7 @@ def main() -> None:
     print(f"  (the HNSW index of {model} is {vector_index_name(model)})")
 
     if args.explain:
-        for mode in ("hybrid", "fts"):
+        for mode in ("hybrid", "fts") if "vector" in modes else ("fts",):
             lines: list[str] = []
             retrieve(
                 db, settings, embedder, oid, claims[0], mode=mode, vector=qvecs[0], explain=lines
