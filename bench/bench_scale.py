@@ -213,6 +213,9 @@ def main() -> None:
     )
     ap.add_argument("--ingest-only", action="store_true", help="stop after the load")
     ap.add_argument(
+        "--no-load", action="store_true", help="measure the chunks stored so far (a stopped load)"
+    )
+    ap.add_argument(
         "--gin-after",
         action="store_true",
         help="drop the two GIN indexes for the load and build them after it (timed apart)",
@@ -246,7 +249,7 @@ def main() -> None:
                 "SELECT chunk_count FROM owners WHERE owner_id = %s", (oid,)
             ).fetchone()[0]
     print(f"owner {owner}: {have} chunks stored; model {embedder.model_id}")
-    if have < args.chunks:
+    if have < args.chunks and not args.no_load:
         pool = sentences(args.eval)
         print(f"{len(pool)} distinct sentences from {args.eval}")
         ing = Ingestor(db, settings, embedder, owner, ensure_index=not args.index_after)  # type: ignore[arg-type]
