@@ -34,6 +34,13 @@ from rag.api_problems import field_error, msgspec_field
 from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
+from rag.document_fields import (
+    InvalidField,
+    check_lang,
+    check_metadata,
+    check_source_id,
+    check_title,
+)
 from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
 from rag.formats import clean_text
 from rag.loaders import LoadedDocument, LoadFailure, load_bytes
@@ -86,14 +93,22 @@ def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFa
         raise field_error(msgspec_field(str(e)), str(e)) from None
     except msgspec.DecodeError as e:
         raise ClientException(f"the body is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ClientException("the body is not valid JSON: nested too deeply") from None
     size = len(doc.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise TooLarge(f"{doc.source_id}: text is {size} bytes; the limit is {max_bytes} bytes")
+        raise TooLarge(f"text is {size} bytes; the limit is {max_bytes} bytes")
+    try:
+        source_id = check_source_id(doc.source_id)
+        title = check_title(doc.title)
+        lang = check_lang(doc.lang)
+        metadata = check_metadata(dict(doc.metadata))
+    except InvalidField as e:
+        raise field_error(e.field, e.message) from None
     text = clean_text(doc.text)
     if not text:
-        raise EmptyInput(f"{doc.source_id}: text has no visible characters")
-    lang = doc.lang.strip().lower() if doc.lang else None
-    return [LoadedDocument(doc.source_id, doc.title, text, lang, dict(doc.metadata), doc.source_id)]
+        raise EmptyInput(f"{source_id}: text has no visible characters")
+    return [LoadedDocument(source_id, title, text, lang, metadata, source_id)]
 
 
 async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str, str]]:
@@ -105,6 +120,18 @@ async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str
     data = await upload.read()
     await upload.close()
     fields = {k: str(form.get(k)).strip() for k in ("source_id", "title", "lang") if form.get(k)}
+    try:
+        if "source_id" in fields:
+            check_source_id(fields["source_id"])
+        check_title(fields.get("title"))
+        if lang := check_lang(fields.get("lang")):
+            fields["lang"] = lang
+        else:
+            fields.pop("lang", None)
+        check_source_id(upload.filename or "upload")
+    except InvalidField as e:
+        field = "file" if e.field == "source_id" and "source_id" not in fields else e.field
+        raise field_error(field, e.message) from None
     return data, upload.filename or "upload", fields
 
 
@@ -113,8 +140,6 @@ def _uploaded_documents(
 ) -> list[LoadedDocument | LoadFailure]:
     items = load_bytes(data, filename, max_bytes=max_bytes, source_id=fields.get("source_id"))
     overrides: dict[str, Any] = {k: v for k, v in fields.items() if k in ("title", "lang")}
-    if "lang" in overrides:
-        overrides["lang"] = overrides["lang"].lower()
     return [
         dataclasses.replace(i, **overrides) if isinstance(i, LoadedDocument) else i for i in items
     ]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from rag.document_fields import InvalidField, check_lang, check_metadata, check_source_id
 from rag.errors import (
     ConfigError,
     CorruptInput,
@@ -29,7 +30,7 @@ from rag.errors import (
     InputError,
     TooLarge,
 )
-from rag.formats import FORMATS, SURROGATE, clean_text, detect_format, extract
+from rag.formats import FORMATS, clean_text, detect_format, extract
 
 _SNIFF_BYTES = 4096
 
@@ -243,8 +244,13 @@ def _bytes_lines(data: bytes) -> Iterator[tuple[int, bytes | None]]:
 def _jsonl(
     lines: Iterable[tuple[int, bytes | None]], label: str, max_bytes: int
 ) -> Iterator[LoadedDocument | LoadFailure]:
-    """One document per non-blank line; a bad line is a failure naming ``label:LINE``."""
+    """One document per non-blank line; a bad line is a failure naming ``label:LINE``.
+
+    An id that an earlier line of the file already used is a failure of the later line: the file
+    holds two documents under one id, and silently keeping either would lose the other.
+    """
     any_line = False
+    first_line: dict[str, int] = {}
     for lineno, (offset, raw) in enumerate(lines, start=1):
         origin = f"{label}:{lineno}"
         try:
@@ -255,7 +261,12 @@ def _jsonl(
             if not raw.strip():
                 continue
             any_line = True
-            yield _record(raw, origin, offset)
+            doc = _record(raw, origin, offset)
+            if (earlier := first_line.setdefault(doc.source_id, lineno)) != lineno:
+                raise CorruptInput(
+                    f'{origin}: "id" {doc.source_id!r} repeats line {earlier} of this file'
+                )
+            yield doc
         except InputError as e:
             any_line = True
             yield LoadFailure(origin, e)
@@ -280,8 +291,6 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
     doc_id, text = rec.get("id"), rec.get("text")
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise CorruptInput(f'{origin}: "id" must be a non-empty string')
-    if _unstorable(doc_id):
-        raise CorruptInput(f'{origin}: "id" contains a NUL or an unpaired surrogate')
     if not isinstance(text, str) or not text.strip():
         raise CorruptInput(f'{origin}: "text" must be a non-empty string')
     for key in ("title", "lang"):
@@ -291,13 +300,17 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
     if not isinstance(metadata, dict):
         got = _json_type(metadata)
         raise CorruptInput(f'{origin}: "metadata" must be a JSON object, got {got}')
-    if _unstorable(metadata):
-        # PostgreSQL's jsonb rejects both, and would fail the whole batch later.
-        raise CorruptInput(f'{origin}: "metadata" contains a NUL or an unpaired surrogate')
+    try:
+        check_source_id(doc_id)
+        lang = check_lang(rec.get("lang"))
+        # PostgreSQL's jsonb rejects NULs and lone surrogates, and would fail the whole batch.
+        check_metadata(metadata)
+    except InvalidField as e:
+        name = "id" if e.field == "source_id" else e.field
+        raise CorruptInput(f'{origin}: "{name}" {e.message}') from None
     body = clean_text(text)
     if not body:
         raise CorruptInput(f'{origin}: "text" has no visible characters')
-    lang = (rec.get("lang") or "").strip().lower() or None
     meta = {**metadata, "format": "jsonl"}  # the loader's key wins over the record's
     return LoadedDocument(doc_id, _one_line(rec.get("title")), body, lang, meta, origin)
 
@@ -305,19 +318,3 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
 def _json_type(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     return "null" if value is None else names.get(type(value), "a number")
-
-
-def _unstorable(value: Any) -> bool:
-    """Whether a JSON value holds a NUL or a lone surrogate anywhere (keys included)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if "\x00" in v or SURROGATE.search(v):
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False
