@@ -213,6 +213,20 @@ def unexpected_error_handler(
     return problem("internal", "unexpected error; see the server log", instance=request.url.path)
 
 
+def recursion_error_handler(
+    request: Request[Any, Any, Any], exc: RecursionError
+) -> Response[dict[str, Any]]:
+    """A JSON body nested deeper than the decoder recurses is the client's doing: a 400."""
+    if "deserializ" in str(exc):  # msgspec: "maximum recursion depth exceeded while deserializing"
+        return problem(
+            "bad-request",
+            "the body is not valid JSON: nested too deeply",
+            status=400,
+            instance=request.url.path,
+        )
+    return unexpected_error_handler(request, exc)
+
+
 def _field_errors(extra: Any) -> list[dict[str, str]]:
     out = []
     for item in extra if isinstance(extra, list) else []:
@@ -229,5 +243,6 @@ def _field_errors(extra: Any) -> list[dict[str, str]]:
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     RagError: rag_error_handler,
     HTTPException: http_error_handler,
+    RecursionError: recursion_error_handler,
     Exception: unexpected_error_handler,
 }
