@@ -65,6 +65,7 @@ SETTINGS_DOC: dict[str, str] = {
     "llm_timeout": "seconds an LLM answer may take before the extractive fallback",
     "max_question_chars": "longest question accepted",
     "max_history": "most earlier chat turns accepted",
+    "max_history_chars": "most characters the earlier chat turns may hold together",
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
@@ -121,6 +122,7 @@ class Settings:
     llm_timeout: float = 30.0
     max_question_chars: int = 2000
     max_history: int = 20
+    max_history_chars: int = 100_000
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
