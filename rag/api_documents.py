@@ -42,8 +42,9 @@ from rag.document_fields import (
     check_title,
 )
 from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
-from rag.formats import clean_text
+from rag.formats import ExtractLimits, clean_text
 from rag.loaders import LoadedDocument, LoadFailure, load_bytes
+from rag.settings import Settings
 from rag.store import delete_document, get_document, list_documents
 
 _decoder = msgspec.json.Decoder(DocumentIn)
@@ -136,9 +137,15 @@ async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str
 
 
 def _uploaded_documents(
-    data: bytes, filename: str, fields: dict[str, str], max_bytes: int
+    data: bytes, filename: str, fields: dict[str, str], settings: Settings
 ) -> list[LoadedDocument | LoadFailure]:
-    items = load_bytes(data, filename, max_bytes=max_bytes, source_id=fields.get("source_id"))
+    items = load_bytes(
+        data,
+        filename,
+        max_bytes=settings.max_upload_bytes,
+        source_id=fields.get("source_id"),
+        limits=ExtractLimits.of(settings),
+    )
     overrides: dict[str, Any] = {k: v for k, v in fields.items() if k in ("title", "lang")}
     return [
         dataclasses.replace(i, **overrides) if isinstance(i, LoadedDocument) else i for i in items
@@ -176,7 +183,7 @@ async def add_document(
     load: Callable[[], list[LoadedDocument | LoadFailure]]
     if content_type == "multipart/form-data":
         data, filename, fields = await _upload(request)
-        load = partial(_uploaded_documents, data, filename, fields, max_bytes)
+        load = partial(_uploaded_documents, data, filename, fields, services.settings)
     elif content_type in ("application/json", ""):
         load = partial(_json_documents, await request.body(), max_bytes)
     else:

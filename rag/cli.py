@@ -155,10 +155,12 @@ def _ingest(
     """Ingest ``paths``; with ``rebase``, file source_ids become paths relative to it."""
     from tqdm import tqdm
 
+    from rag.formats import ExtractLimits
     from rag.ingest import Ingestor
     from rag.loaders import iter_paths, load_path, rebased
 
     settings = app.settings
+    limits = ExtractLimits.of(settings)
     files = list(iter_paths(paths))
     bar = tqdm(
         total=len(files),
@@ -171,7 +173,7 @@ def _ingest(
 
     def items() -> Any:
         for path in files:
-            yield from load_path(path, max_bytes=settings.max_upload_bytes)
+            yield from load_path(path, max_bytes=settings.max_upload_bytes, limits=limits)
             bar.update(1)
 
     summary = ingestor.add_all(rebased(items(), rebase), workers=settings.ingest_workers)

@@ -30,7 +30,7 @@ from rag.errors import (
     InputError,
     TooLarge,
 )
-from rag.formats import FORMATS, clean_text, detect_format, extract
+from rag.formats import DEFAULT_LIMITS, FORMATS, ExtractLimits, clean_text, detect_format, extract
 
 _SNIFF_BYTES = 4096
 
@@ -108,7 +108,9 @@ def rebased(
         yield item
 
 
-def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFailure]:
+def load_path(
+    path: Path, *, max_bytes: int, limits: ExtractLimits = DEFAULT_LIMITS
+) -> Iterator[LoadedDocument | LoadFailure]:
     """Load one file: one document, or one per line of a JSONL file.
 
     The size limit is checked with ``stat`` before reading. A JSONL file is streamed, so the
@@ -117,6 +119,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
     Args:
         path: a file, as given by the user or found by :func:`iter_paths`.
         max_bytes: the largest file (or JSONL line) accepted.
+        limits: what one file may expand to when it is parsed.
 
     Yields:
         Documents, and a :class:`LoadFailure` for each one that could not be loaded.
@@ -136,7 +139,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
             with path.open("rb") as f:
-                yield from _jsonl(_file_lines(f, max_bytes), label, max_bytes)
+                yield from _jsonl(_file_lines(f, max_bytes), label, max_bytes, limits)
             return
         fmt = FORMATS.get(suffix)
         if fmt is None:
@@ -147,7 +150,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
         data = path.read_bytes()
         if len(data) > max_bytes:  # it grew since stat
             raise _too_large(label, len(data), max_bytes)
-        yield _document(data, fmt, label, path.resolve().as_posix())
+        yield _document(data, fmt, label, path.resolve().as_posix(), limits)
     except InputError as e:
         yield LoadFailure(label, e)
     except FileNotFoundError:
@@ -157,7 +160,12 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
 
 
 def load_bytes(
-    data: bytes, filename: str, *, max_bytes: int, source_id: str | None = None
+    data: bytes,
+    filename: str,
+    *,
+    max_bytes: int,
+    source_id: str | None = None,
+    limits: ExtractLimits = DEFAULT_LIMITS,
 ) -> list[LoadedDocument | LoadFailure]:
     """Load an upload: the format comes from ``filename``'s suffix, else from the content.
 
@@ -167,6 +175,7 @@ def load_bytes(
         max_bytes: the largest upload accepted.
         source_id: the document's id; default ``filename``. A JSONL upload's documents keep the
             ids of their lines.
+        limits: what the file may expand to when it is parsed.
 
     Returns:
         Documents, and a :class:`LoadFailure` for each one that could not be loaded.
@@ -182,8 +191,8 @@ def load_bytes(
         suffix = PurePath(filename).suffix.lower()
         fmt = FORMATS.get(suffix) or detect_format(suffix, data[:_SNIFF_BYTES], label)
         if fmt == "jsonl":
-            return list(_jsonl(_bytes_lines(data), label, max_bytes))
-        return [_document(data, fmt, label, source_id or filename)]
+            return list(_jsonl(_bytes_lines(data), label, max_bytes, limits))
+        return [_document(data, fmt, label, source_id or filename, limits)]
     except InputError as e:
         return [LoadFailure(label, e)]
 
@@ -197,11 +206,13 @@ def _too_large(label: str, size: int, max_bytes: int) -> TooLarge:
     return TooLarge(f"{label}: {size} bytes is over the limit of {max_bytes} bytes")
 
 
-def _document(data: bytes, fmt: str, label: str, source_id: str) -> LoadedDocument:
+def _document(
+    data: bytes, fmt: str, label: str, source_id: str, limits: ExtractLimits
+) -> LoadedDocument:
     """Parse one non-JSONL file's bytes; raises an InputError for bad input."""
     if not data:
         raise EmptyInput(f"{label}: empty file")
-    title, text = extract(data, fmt, label)
+    title, text = extract(data, fmt, label, limits)
     text = clean_text(text)
     if not text:
         what = "only whitespace" if fmt in ("txt", "md") else "no text"
@@ -242,7 +253,10 @@ def _bytes_lines(data: bytes) -> Iterator[tuple[int, bytes | None]]:
 
 
 def _jsonl(
-    lines: Iterable[tuple[int, bytes | None]], label: str, max_bytes: int
+    lines: Iterable[tuple[int, bytes | None]],
+    label: str,
+    max_bytes: int,
+    limits: ExtractLimits = DEFAULT_LIMITS,
 ) -> Iterator[LoadedDocument | LoadFailure]:
     """One document per non-blank line; a bad line is a failure naming ``label:LINE``.
 
@@ -262,6 +276,10 @@ def _jsonl(
                 continue
             any_line = True
             doc = _record(raw, origin, offset)
+            if len(doc.text) > limits.max_chars:
+                raise TooLarge(
+                    f"{origin}: {len(doc.text)} characters of text; the limit is {limits.max_chars}"
+                )
             if (earlier := first_line.setdefault(doc.source_id, lineno)) != lineno:
                 raise CorruptInput(
                     f'{origin}: "id" {doc.source_id!r} repeats line {earlier} of this file'

@@ -32,6 +32,10 @@ SETTINGS_DOC: dict[str, str] = {
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
+    "max_document_chars": "most characters of text one file or record may expand to",
+    "max_expanded_bytes": "most bytes a DOCX may hold once decompressed",
+    "max_pdf_pages": "most pages of a PDF",
+    "parse_seconds": "longest time parsing one file may take before it is refused (413)",
     "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
@@ -89,6 +93,10 @@ class Settings:
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024
+    max_document_chars: int = 20 * 1024 * 1024
+    max_expanded_bytes: int = 32 * 1024 * 1024
+    max_pdf_pages: int = 2000
+    parse_seconds: float = 20.0
     ingest_workers: int = 2
     pool_min: int = 1
     pool_max: int = 10

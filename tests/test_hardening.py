@@ -7,11 +7,15 @@ repeated JSONL ids) against a real service on loopback and a real PostgreSQL.
 
 from __future__ import annotations
 
+import io
 import json
 import time
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
+import docx
+import pypdf
 import pytest
 
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
@@ -218,3 +222,100 @@ def test_a_repeated_id_in_a_jsonl_file_fails_its_later_line(hard: LiveServer) ->
     assert errors[2].startswith("opak.jsonl:5: ") and "lang" in errors[2], errors
     kept = hard.client.get("/v1/documents/opak-1").json()
     assert kept["char_count"] == len("Sklad je u brány.")  # the first line, not the repeat
+
+
+# --- 5. what a file may expand to ---------------------------------------------------------------
+
+
+def docx_with(paragraphs: int, text: str = "slovo slovo slovo") -> bytes:
+    """A real DOCX whose body holds ``paragraphs`` copies of one paragraph (it deflates well)."""
+    document = docx.Document()
+    document.add_paragraph("Úvod.")
+    buf = io.BytesIO()
+    document.save(buf)
+    body = f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>" * paragraphs
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "word/document.xml":
+                xml = data.decode()
+                at = xml.index("<w:body>") + len("<w:body>")
+                data = (xml[:at] + body + xml[at:]).encode()
+            dst.writestr(info.filename, data)
+    return out.getvalue()
+
+
+def blank_pdf(pages: int) -> bytes:
+    writer = pypdf.PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=100, height=100)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def tight(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Parsing may take half a second, and a file may hold 5,000 characters of text."""
+    url = new_database(server_url, "rag_hardening_tight")
+    settings = api_settings(
+        url, tmp_path_factory.mktemp("tight"), parse_seconds=0.5, max_document_chars=5000
+    )
+    server = LiveServer.start(settings)
+    yield server
+    server.close()
+
+
+def upload_seconds(server: LiveServer, name: str, data: bytes) -> tuple[Any, float]:
+    started = time.monotonic()
+    r = server.client.post("/v1/documents", files={"file": (name, data)})
+    return r, time.monotonic() - started
+
+
+def test_a_docx_bomb_is_413_in_well_under_a_second(hard: LiveServer) -> None:
+    bomb = docx_with(1_900_000)  # ~100 MB of XML in a few hundred KB
+    assert len(bomb) < 1_000_000
+    r, seconds = upload_seconds(hard, "bomba.docx", bomb)
+    problem = assert_problem(r, 413, "too-large")
+    assert "decompressed" in problem["detail"], problem
+    assert seconds < 0.8, f"{seconds:.2f} s"
+    assert hard.client.get("/healthz").status_code == 200
+
+
+def test_an_html_tag_bomb_is_413_fast(hard: LiveServer) -> None:
+    r, seconds = upload_seconds(hard, "tagy.html", b"<html><body>" + b"<b>" * 600_000)
+    problem = assert_problem(r, 413, "too-large")
+    assert "HTML tags" in problem["detail"] and seconds < 0.8, (problem, seconds)
+
+
+def test_a_pdf_over_the_page_limit_is_413(hard: LiveServer) -> None:
+    r, seconds = upload_seconds(hard, "stranky.pdf", blank_pdf(2001))
+    problem = assert_problem(r, 413, "too-large")
+    assert "2001 pages" in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("dlouhy.txt", ("slovo " * 1000).encode()),
+        ("dlouhy.docx", docx_with(400)),
+        ("dlouhy.html", ("<p>slovo slovo</p>" * 600).encode()),
+        ("dlouhy.jsonl", json.dumps({"id": "a", "text": "slovo " * 1000}).encode()),
+    ],
+)
+def test_text_over_the_character_limit_is_413(tight: LiveServer, name: str, data: bytes) -> None:
+    r, _ = upload_seconds(tight, name, data)
+    problem = assert_problem(r, 413, "too-large")
+    assert "characters" in problem["detail"], problem
+
+
+def test_parsing_that_takes_too_long_is_413_within_the_limit(tight: LiveServer) -> None:
+    # 60,000 short paragraphs: within every size limit, but seconds of python-docx work
+    r, seconds = upload_seconds(tight, "pomaly.docx", docx_with(60_000, "a"))
+    problem = assert_problem(r, 413, "too-large")
+    assert "longer than 0.5 s" in problem["detail"], problem
+    assert seconds < 2.5, f"{seconds:.2f} s"
