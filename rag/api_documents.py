@@ -41,11 +41,11 @@ from rag.document_fields import (
     check_source_id,
     check_title,
 )
-from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
+from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
 from rag.formats import ExtractLimits, clean_text
 from rag.loaders import LoadedDocument, LoadFailure, load_bytes
 from rag.settings import Settings
-from rag.store import delete_document, get_document, list_documents
+from rag.store import delete_document, document_id, get_document, list_documents
 
 _decoder = msgspec.json.Decoder(DocumentIn)
 
@@ -206,6 +206,27 @@ def documents_list(
     return {"documents": rows, "next_after": next_after}
 
 
+def _find(
+    conn: Any, owner_id: int, path: str, action: Callable[[Any, int, str], dict[str, Any]]
+) -> dict[str, Any]:
+    """``action`` on the document a ``{ref:path}`` parameter names.
+
+    The router collapses slashes, so a source_id stored with a leading one ("/srv/kb/a.md", as
+    ``rag ingest`` once stored absolute paths) is asked for as "srv/kb/a.md": when no document
+    has that id, the one with the slash is meant.
+    """
+    ref = path.lstrip("/")
+    try:
+        return action(conn, owner_id, ref)
+    except NotFound:
+        if document_id(ref) is not None:
+            raise
+        try:
+            return action(conn, owner_id, "/" + ref)
+        except NotFound:
+            raise NotFound(f"no document {ref!r}") from None
+
+
 @get("/documents/{ref:path}", sync_to_thread=True)
 def documents_show(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
@@ -213,7 +234,7 @@ def documents_show(
     """One document, by numeric id or source_id."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return get_document(conn, caller.owner_id, ref.lstrip("/"))
+        return _find(conn, caller.owner_id, ref, get_document)
 
 
 @delete("/documents/{ref:path}", status_code=200, sync_to_thread=True)
@@ -223,7 +244,7 @@ def documents_delete(
     """Delete a document, its chunks and their statistics, in one transaction."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return {"deleted": delete_document(conn, caller.owner_id, ref.lstrip("/"))}
+        return {"deleted": _find(conn, caller.owner_id, ref, delete_document)}
 
 
 ROUTES = [add_document, documents_list, documents_show, documents_delete]

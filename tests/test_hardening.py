@@ -12,12 +12,15 @@ import json
 import time
 import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import docx
 import pypdf
 import pytest
+from click.testing import CliRunner
 
+from rag.cli import cli
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 
 
@@ -319,3 +322,53 @@ def test_parsing_that_takes_too_long_is_413_within_the_limit(tight: LiveServer) 
     problem = assert_problem(r, 413, "too-large")
     assert "longer than 0.5 s" in problem["detail"], problem
     assert seconds < 2.5, f"{seconds:.2f} s"
+
+
+# --- 9. ids of ingested files and the API agree -------------------------------------------------
+
+
+def test_files_ingested_by_absolute_path_are_reachable_by_source_id(
+    hard: LiveServer, tmp_path: Path
+) -> None:
+    kb = tmp_path / "kb"
+    (kb / "prirucka").mkdir(parents=True)
+    (kb / "prirucka" / "benefity.md").write_text("# Benefity\n\nStravenky.", encoding="utf-8")
+    (tmp_path / "jinde").mkdir()
+    (tmp_path / "jinde" / "vratnice.txt").write_text("Vrátnice je u brány.", encoding="utf-8")
+    (tmp_path / "dalsi").mkdir()
+    (tmp_path / "dalsi" / "vratnice.txt").write_text("Jiná vrátnice.", encoding="utf-8")
+    env = {
+        "DATABASE_URL": hard.services.settings.database_url or "",
+        "RAG_EMBEDDER": "fake",
+        "RAG_EMBED_DIM": "64",
+        "RAG_DATA_DIR": str(tmp_path),
+    }
+    args = [str(kb.resolve()), str((tmp_path / "jinde" / "vratnice.txt").resolve())]
+    args.append(str((tmp_path / "dalsi" / "vratnice.txt").resolve()))  # the same id again
+    result = CliRunner().invoke(cli, ["ingest", *args, "--json"], env=env)
+    summary = json.loads(result.stdout)
+    assert result.exit_code == 1 and summary["added"] == 2, result.output
+    [failure] = summary["failures"]
+    assert "dalsi/vratnice.txt: source_id 'vratnice.txt' is also" in failure["error"], failure
+    assert {d["source_id"] for d in summary["documents"]} == {
+        "prirucka/benefity.md",
+        "vratnice.txt",
+    }
+    shown = hard.client.get("/v1/documents/prirucka/benefity.md")
+    assert shown.status_code == 200 and shown.json()["title"] == "Benefity", shown.text
+    assert hard.client.get("/v1/documents/vratnice.txt").status_code == 200
+    assert hard.client.delete("/v1/documents/prirucka/benefity.md").status_code == 200
+
+
+def test_a_source_id_with_a_leading_slash_stays_reachable(hard: LiveServer) -> None:
+    sid = "/srv/kb/stary.md"  # as an older `rag ingest` stored absolute paths
+    r = hard.client.post("/v1/documents", json={"source_id": sid, "text": "Starý dokument."})
+    assert r.status_code == 201, r.text
+    assert hard.client.get("/v1/documents/srv/kb/stary.md").json()["source_id"] == sid
+    assert hard.client.get("/v1/documents//srv/kb/stary.md").json()["source_id"] == sid
+    r = hard.client.post("/v1/documents", json={"source_id": "srv/kb/stary.md", "text": "Nový."})
+    assert r.status_code == 201, r.text  # an exact id wins over the one with the slash
+    assert hard.client.get("/v1/documents/srv/kb/stary.md").json()["source_id"] != sid
+    assert hard.client.delete("/v1/documents/srv/kb/stary.md").status_code == 200
+    assert hard.client.delete("/v1/documents/srv/kb/stary.md").json()["deleted"]["source_id"] == sid
+    assert_problem(hard.client.get("/v1/documents/srv/kb/stary.md"), 404, "not-found")
