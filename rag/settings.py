@@ -37,6 +37,7 @@ SETTINGS_DOC: dict[str, str] = {
     "max_pdf_pages": "most pages of a PDF",
     "parse_seconds": "longest time parsing one file may take before it is refused (413)",
     "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
+    "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
@@ -98,6 +99,7 @@ class Settings:
     max_pdf_pages: int = 2000
     parse_seconds: float = 20.0
     ingest_workers: int = 2
+    write_lock_timeout: float = 5.0
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0
