@@ -161,7 +161,9 @@ def rag_error_handler(request: Request[Any, Any, Any], exc: RagError) -> Respons
     )
     status = PROBLEMS[kind][0]
     if status >= 500:
-        log.error("%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
+        # A retryable outage is logged where it is noticed (rag.db_health), not once per request.
+        level = logging.INFO if kind in _RETRY else logging.ERROR
+        log.log(level, "%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
         detail = {
             DatabaseUnavailable.kind: "the database is unavailable; retry shortly",
             RetrievalError.kind: "retrieval failed; retry shortly",
