@@ -41,7 +41,13 @@ from litestar.static_files import create_static_files_router
 from rag import api_chat, api_documents
 from rag.answer import AnswerWriter
 from rag.api_chat import check_question
-from rag.api_problems import EXCEPTION_HANDLERS, problem
+from rag.api_problems import (
+    EXCEPTION_HANDLERS,
+    QUESTION_ERRORS,
+    V1_ERRORS,
+    problem,
+    problem_responses,
+)
 from rag.api_schemas import SearchIn
 from rag.api_services import Services
 from rag.auth import Caller, bearer_token
@@ -75,7 +81,7 @@ def _services(state: State) -> Services:
     return state.rag  # type: ignore[no-any-return]
 
 
-@get("/healthz", sync_to_thread=False, tags=["health"])
+@get("/healthz", sync_to_thread=False, tags=["health"], responses=problem_responses(503))
 def healthz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Any:
     """The process is up (it does not touch the database).
 
@@ -89,7 +95,7 @@ def healthz(request: Request[Any, Any, Any], services: NamedDependency[Services]
     return {"status": "ok"}
 
 
-@get("/readyz", sync_to_thread=False, tags=["health"])
+@get("/readyz", sync_to_thread=False, tags=["health"], responses=problem_responses(503))
 def readyz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Response[Any]:
     """Ready to answer: database reachable, migrations applied, embedder loaded.
 
@@ -111,7 +117,9 @@ def index() -> Any:
     return {"name": "rag", "docs": "/schema", "openapi": "/schema/openapi.json"}
 
 
-@post("/search", status_code=200, sync_to_thread=True)
+@post(
+    "/search", status_code=200, sync_to_thread=True, responses=problem_responses(*QUESTION_ERRORS)
+)
 def search(
     data: JSONBody[SearchIn],
     request: Request[Caller, Any, Any],
@@ -125,7 +133,7 @@ def search(
     return result.as_dict()
 
 
-@get("/stats", sync_to_thread=True)
+@get("/stats", sync_to_thread=True, responses=problem_responses(*V1_ERRORS))
 def stats(
     request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:

@@ -36,8 +36,10 @@ import logging
 import re
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
 
 from rag.auth import Unauthorized
 from rag.errors import (
@@ -95,6 +97,56 @@ _STATUS_KIND = {
     503: "not-ready",
 }
 _MSGSPEC_PATH = re.compile(r"`\$\.?([^`]*)`")
+
+
+class FieldProblem(msgspec.Struct):
+    """One invalid field of a ``validation`` problem."""
+
+    field: str
+    message: str
+
+
+class Problem(msgspec.Struct):
+    """An RFC 9457 problem, as every error response is (``application/problem+json``)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    kind: str
+    instance: str | None = None
+    errors: list[FieldProblem] | None = None
+    checks: dict[str, Any] | None = None
+
+
+_WHEN = {
+    400: "The body is not JSON (or nested too deeply), or not multipart as announced",
+    401: "No, an unknown or a revoked API key",
+    404: "No such document",
+    413: "The body, or what a file expands to, is over a limit",
+    415: "A content or file type that is not supported",
+    422: "A field does not fit the schema or a limit; `errors` names it",
+    502: "The chat model failed where nothing could fall back",
+    503: "The database is down or busy, or retrieval failed; retry after `Retry-After` seconds",
+}
+
+
+V1_ERRORS = (401, 503)  # every /v1 route: the key lookup, the database
+QUESTION_ERRORS = (*V1_ERRORS, 400, 413, 422)
+ANSWER_ERRORS = (*QUESTION_ERRORS, 502)
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI for the error statuses a route answers, each a problem-details body."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=_WHEN.get(status, PROBLEMS.get(_STATUS_KIND.get(status, ""), ("", ""))[1]),
+            generate_examples=False,
+        )
+        for status in statuses
+    }
 
 
 def problem_type(kind: str) -> str:
