@@ -77,6 +77,14 @@ class ApiKeyMiddleware(AbstractAuthenticationMiddleware):
         return AuthenticationResult(user=caller, auth=caller.key_id)
 
 
+def question_body_limit(settings: Settings) -> int:
+    """The largest body a question route reads: a question and its history, all \\u-escaped,
+    and never more than an upload may be."""
+    chars = settings.max_question_chars + settings.max_history_chars
+    needed = max(1024 * 1024, 12 * chars) + MULTIPART_SLACK
+    return min(needed, settings.max_upload_bytes + MULTIPART_SLACK)
+
+
 def _services(state: State) -> Services:
     return state.rag  # type: ignore[no-any-return]
 
@@ -188,9 +196,17 @@ def create_app(
 
     v1 = Router(
         path="/v1",
-        route_handlers=[search, stats, *api_chat.ROUTES, *api_documents.ROUTES],
+        route_handlers=[stats, *api_documents.ROUTES],
         middleware=[DefineMiddleware(ApiKeyMiddleware)],
         security=[{"bearer": []}],
+    )
+    # Questions need no upload-sized bodies: a larger one is refused from its Content-Length.
+    v1_questions = Router(
+        path="/v1",
+        route_handlers=[search, *api_chat.ROUTES],
+        middleware=[DefineMiddleware(ApiKeyMiddleware)],
+        security=[{"bearer": []}],
+        request_max_body_size=question_body_limit(settings),
     )
     return Litestar(
         route_handlers=[
@@ -198,6 +214,7 @@ def create_app(
             readyz,
             index,
             v1,
+            v1_questions,
             # the chat page's script and style sheet
             create_static_files_router(path="/static", directories=[STATIC_DIR]),
         ],

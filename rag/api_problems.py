@@ -250,6 +250,10 @@ def http_error_handler(
             instance=request.url.path,
         )
     kind = _STATUS_KIND.get(status, "internal" if status >= 500 else "bad-request")
+    if status == 413:
+        return problem(
+            kind, _body_limit_detail(request), instance=request.url.path, headers=exc.headers
+        )
     if status >= 500:
         log.error("%s %s: %s", request.method, request.url.path, exc.detail)
         detail = "the server could not complete the request; see its log"
@@ -257,6 +261,16 @@ def http_error_handler(
         detail = exc.detail or PROBLEMS.get(kind, (status, "Error"))[1]
     headers = dict(exc.headers or {})
     return problem(kind, detail, status=status, instance=request.url.path, headers=headers)
+
+
+def _body_limit_detail(request: Request[Any, Any, Any]) -> str:
+    try:
+        limit = request.route_handler.resolve_request_max_body_size()
+    except Exception:  # noqa: BLE001 - the detail is a courtesy; the status says it all
+        limit = None
+    if not limit:
+        return "the request body is too large"
+    return f"the request body is over this route's limit of {limit} bytes"
 
 
 def unexpected_error_handler(
