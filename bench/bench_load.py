@@ -16,6 +16,11 @@ clients (asyncio + httpx in this process, one connection each) and prints one ro
     search    POST /v1/search: hybrid, with the question's embedding
     ask       POST /v1/ask: search, the relevance filter and the (extractive) answer
     stream    POST /v1/ask stream=true: the same as server-sent events; also time to the sources
+    mixed     POST /v1/ask by --clients clients twice: alone, then beside --hostile clients sending
+              hostile requests (bench/hostile_requests.py: a DOCX bomb, 16 MB histories, deeply
+              nested JSON, NULs, odd document refs, oversized bodies); prints the normal questions'
+              p95 in both runs, their ratio (target: at most 1.5x) and the hostile statuses (every
+              one must be a 4xx)
 
 Columns: requests, errors (non-2xx or no response), requests/s, p50 / p95 / p99 / max latency in
 ms; for ``stream`` the p50 / p95 of the first event too. The questions mix answerable and
@@ -60,7 +65,8 @@ QUESTIONS = [
     "Kolik dní dovolené mám za rok?",
     "Kdo vydává parkovací karty?",
 ]
-WORKLOADS = ["healthz", "fts", "search", "ask", "stream"]
+WORKLOADS = ["healthz", "fts", "search", "ask", "stream", "mixed"]
+MIXED_TARGET = 1.5  # the normal questions' p95 beside hostile requests, over their p95 alone
 
 
 @dataclass
@@ -230,6 +236,44 @@ async def load(url: str, name: str, clients: int, seconds: float) -> Result:
     return result
 
 
+def mixed(url: str, clients: int, hostile: int, seconds: float) -> None:
+    """Normal questions alone, then beside hostile requests (sent by a process of their own);
+    the normal questions' p95 side by side."""
+    import multiprocessing
+
+    from hostile_requests import attack_in_process  # bench/ is on sys.path when this runs
+
+    alone = asyncio.run(load(url, "ask", clients, seconds))
+    ours, theirs = multiprocessing.Pipe()
+    attacker = multiprocessing.get_context("spawn").Process(
+        target=attack_in_process, args=(url, hostile, seconds, theirs), daemon=True
+    )
+    attacker.start()
+    if not ours.poll(300) or ours.recv() != "ready":
+        sys.exit("the hostile clients did not start")
+    ours.send("go")
+    beside = asyncio.run(load(url, "ask", clients, seconds))
+    if not ours.poll(seconds + 120):
+        sys.exit("the hostile clients did not finish")
+    latencies, statuses = ours.recv()
+    attacker.join(timeout=30)
+    p95 = percentile(alone.latencies, 95), percentile(beside.latencies, 95)
+    ratio = p95[1] / p95[0] if p95[0] else math.nan
+    failed = sum(n for s, n in statuses.items() if s >= 500 or s == 0)
+    shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items()))
+    verdict = "met" if ratio <= MIXED_TARGET else "NOT met"
+    print(f"\nmixed: {clients} clients asking, alone and beside {hostile} hostile clients")
+    print_table([alone, beside])
+    print(
+        f"normal questions' p95: {ms(p95[0])} ms alone, {ms(p95[1])} ms beside hostile "
+        f"requests: {ratio:.2f}x (target <= {MIXED_TARGET:g}x: {verdict})"
+    )
+    print(
+        f"hostile requests: {len(latencies)} ({shown}); p95 {ms(percentile(latencies, 95))} ms, "
+        f"max {ms(max(latencies, default=math.nan))} ms; {failed} server errors or no answer"
+    )
+
+
 # --- the report ----------------------------------------------------------------------------------
 
 
@@ -281,7 +325,12 @@ def warm_up(url: str) -> None:
 
 
 def run_all(
-    url: str, names: list[str], clients: int, seconds: float, warm: bool = True
+    url: str,
+    names: list[str],
+    clients: int,
+    seconds: float,
+    warm: bool = True,
+    hostile: int = 4,
 ) -> list[Result]:
     stats = httpx.get(url + "/v1/stats", timeout=30).json()
     print(
@@ -293,7 +342,10 @@ def run_all(
         warm_up(url)
     results = []
     for name in names:
-        results.append(asyncio.run(load(url, name, clients, seconds)))
+        if name == "mixed":
+            mixed(url, clients, hostile, seconds)
+        else:
+            results.append(asyncio.run(load(url, name, clients, seconds)))
         print(f"  {name} done", file=sys.stderr)
     return results
 
@@ -303,6 +355,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=30.0, help="per workload")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--hostile", type=int, default=4, help="hostile clients of the mixed run")
     ap.add_argument("--data-dir", type=Path, help="default: a temporary directory")
     ap.add_argument("--url", help="bench a service that is already running (no sample, no start)")
     ap.add_argument(
@@ -317,7 +370,8 @@ def main() -> None:
         )
 
     if args.url:
-        print_table(run_all(args.url.rstrip("/"), names, args.clients, args.seconds, args.warm))
+        url = args.url.rstrip("/")
+        print_table(run_all(url, names, args.clients, args.seconds, args.warm, args.hostile))
         return
     temp = None if args.data_dir else Path(tempfile.mkdtemp(prefix="rag-bench-load-"))
     data_dir = args.data_dir or temp
@@ -334,10 +388,13 @@ def main() -> None:
         )
         service = Service(env, data_dir / "serve.log")
         try:
-            results = run_all(service.url, names, args.clients, args.seconds, args.warm)
+            results = run_all(
+                service.url, names, args.clients, args.seconds, args.warm, args.hostile
+            )
         finally:
             service.stop()
-        print_table(results)
+        if results:
+            print_table(results)
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
