@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 
-
 class CachedEmbedder:
     """Wraps an embedder; looks each text up before embedding the misses in one batch.
 
