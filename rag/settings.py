@@ -47,6 +47,7 @@ SETTINGS_DOC: dict[str, str] = {
     "weight_stem": "BM25 weight of stem keys",
     "weight_prefix": "BM25 weight of 4-character prefix keys (fallback)",
     "candidates": "top N of each retriever that goes into fusion",
+    "fts_rescore": "full-text candidates (from each key's best postings) re-scored with exact BM25; 0 scores every matching chunk",
     "rrf_k": "Reciprocal Rank Fusion constant",
     "rrf_weight_fts": "RRF weight of the full-text list",
     "rrf_weight_vector": "RRF weight of the vector list",
@@ -109,6 +110,7 @@ class Settings:
     weight_stem: float = 1.0
     weight_prefix: float = 0.5
     candidates: int = 50
+    fts_rescore: int = 200
     rrf_k: int = 60
     rrf_weight_fts: float = 1.0
     rrf_weight_vector: float = 1.0
