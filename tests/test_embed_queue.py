@@ -377,3 +377,27 @@ def test_a_waiting_question_goes_before_waiting_passages() -> None:
     for t in threads:
         t.join(5)
     assert order == ["query", "passage", "passage"], order
+
+
+def test_passages_still_get_a_turn_under_a_constant_stream_of_questions() -> None:
+    lock = QueryFirstLock(passage_max_wait=0.2)
+    stop = threading.Event()
+
+    def questions() -> None:
+        while not stop.is_set():
+            with lock.hold("query"):
+                time.sleep(0.01)
+
+    askers = [threading.Thread(target=questions) for _ in range(4)]
+    for t in askers:
+        t.start()
+    try:
+        time.sleep(0.05)
+        started = time.monotonic()
+        with lock.hold("passage"):
+            waited = time.monotonic() - started
+    finally:
+        stop.set()
+        for t in askers:
+            t.join(5)
+    assert 0.15 < waited < 1.0, f"the passage slice waited {waited:.2f} s (bound 0.2 s)"
