@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from rag import bulk_load
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations
@@ -56,10 +57,12 @@ class Services:
             migrate(db.url)  # quick when nothing is pending
         # rag_service may not create indexes (that takes the table's owner), so the model's
         # index is made now, before any request ingests under that role.
-        if self.embedder is not None:
-            with self.db.connection() as conn:
+        with self.db.connection() as conn:
+            if self.embedder is not None:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
-                conn.commit()
+            # an interrupted bulk load's indexes (rag.bulk_load)
+            bulk_load.rebuild(conn)
+            conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder).params
         if self.embedder is None:
             self.embedder_state = "none"

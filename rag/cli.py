@@ -178,14 +178,14 @@ def _ingest(
         leave=False,
         desc="1/2 text and keys" if wait else None,
     )
-    ingestor = Ingestor(app.db, settings, app.embedder, owner)
+    ingestor = Ingestor(app.db, settings, app.embedder, owner, bulk_after=settings.bulk_load_chunks)
 
     def items() -> Any:
         for path in files:
             yield from load_path(path, max_bytes=settings.max_upload_bytes)
             bar.update(1)
 
-    summary = ingestor.add_all(rebased(items(), rebase), workers=settings.ingest_workers)
+    summary = ingestor.add_all(rebased(items(), rebase), workers=settings.prepare_workers)
     bar.close()
     waiting, error = summary.unembedded, None
     if wait and app.embedder is not None:

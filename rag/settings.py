@@ -36,7 +36,8 @@ SETTINGS_DOC: dict[str, str] = {
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
-    "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
+    "ingest_workers": "processes that chunk and compute keys during `rag ingest` (0: one per core)",
+    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and builds them at the end (0: never)",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
@@ -96,7 +97,8 @@ class Settings:
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024
-    ingest_workers: int = 2
+    ingest_workers: int = 0
+    bulk_load_chunks: int = 20000
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0
@@ -150,6 +152,11 @@ class Settings:
             values[f.name] = _parse(f.name, name, raw, f.type)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @property
+    def prepare_workers(self) -> int:
+        """Processes that chunk and compute keys: ``ingest_workers``, or one per core."""
+        return self.ingest_workers or os.cpu_count() or 1
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""

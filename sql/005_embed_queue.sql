@@ -24,3 +24,13 @@ CREATE TABLE embed_workers (
 );
 
 GRANT SELECT ON embed_workers TO rag_service;
+
+-- Bulk loads write without the full-text GIN indexes of chunks and build them afterwards
+-- (rag.bulk_load). The definition of every index a load dropped waits here, written in the same
+-- transaction as the DROP, until the index is built again, so an interrupted load is repaired by
+-- the next ingestion or service start instead of leaving searches without their index.
+CREATE TABLE dropped_indexes (
+    name        text PRIMARY KEY,
+    definition  text NOT NULL,
+    dropped_at  timestamptz NOT NULL DEFAULT now()
+);
