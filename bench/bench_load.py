@@ -344,9 +344,10 @@ def raw_engine(threads: int) -> dict[str, float]:
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def queue_passages(url: str, n: int) -> None:
-    """``n`` synthetic ~1,000-character passages, posted in documents of 20 paragraphs."""
+def queue_passages(url: str, n: int) -> list[int]:
+    """``n`` synthetic ~1,000-character passages, posted in documents of 20 paragraphs; their ids."""
     words = " ".join(QUESTIONS).replace("?", "").split()
+    ids = []
     with httpx.Client(base_url=url, timeout=300) as client:
         for d in range(0, n, 20):
             paragraphs = [
@@ -358,6 +359,15 @@ def queue_passages(url: str, n: int) -> None:
                 json={"source_id": f"drain-{time.time_ns()}-{d}", "text": "\n\n".join(paragraphs)},
             )
             r.raise_for_status()
+            ids.extend(d["document_id"] for d in r.json()["documents"])
+    return ids
+
+
+def remove(url: str, ids: list[int]) -> None:
+    """Delete the drain's documents, so the next measurement sees the sample corpus alone."""
+    with httpx.Client(base_url=url, timeout=300) as client:
+        for document_id in ids:
+            client.delete(f"/v1/documents/{document_id}").raise_for_status()
 
 
 def during_drain(url: str, clients: int, seconds: float) -> tuple[Result, float, int]:
@@ -393,8 +403,9 @@ def measure(
                 singles[name] = asyncio.run(load(service.url, name, 1, args.seconds))
         drain = None
         if args.drain:
-            queue_passages(service.url, args.drain)
+            ids = queue_passages(service.url, args.drain)
             drain = during_drain(service.url, args.clients, args.seconds)
+            remove(service.url, ids)
     finally:
         service.stop()
     print_table(results)
