@@ -17,6 +17,7 @@ from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.llm import abstains
 from rag.profiles import filter_params
 from rag.relevance import FilterParams, Judgement, judge
@@ -199,10 +200,23 @@ class Engine:
         limit: int | None = None,
         params: FilterParams | None = None,
         vector: Any = None,
+        filters: SearchFilter | None = None,
     ) -> SearchResult:
-        """Fused candidates with their evidence and whether the filter admits each."""
+        """Fused candidates with their evidence and whether the filter admits each.
+
+        ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
+        """
         q = self.validate(question)
-        r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        r = retrieve(
+            self.db,
+            self.settings,
+            self.embedder,
+            owner_id,
+            q,
+            mode=mode,
+            vector=vector,
+            filters=filters,
+        )
         judgements = judge(r, params or self.params)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
@@ -239,9 +253,10 @@ class Engine:
         history: list[dict[str, str]] | None = None,
         params: FilterParams | None = None,
         use_llm: bool = True,
+        filters: SearchFilter | None = None,
     ) -> Answer:
         """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
-        result = self.search(owner_id, question, params=params)
+        result = self.search(owner_id, question, params=params, filters=filters)
         return self.answer_from(result, history=history or [], use_llm=use_llm)
 
     def answer_from(
