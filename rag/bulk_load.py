@@ -43,7 +43,10 @@ TRY_LOCK = "SELECT pg_try_advisory_lock(%(key)s)"
 UNLOCK = "SELECT pg_advisory_unlock(%(key)s)"
 FORGET = "DELETE FROM dropped_indexes WHERE name = %(name)s"
 # Only the tables' owner may drop and build indexes; the service's role may not.
-MAY_INDEX = "SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = 'chunks'::regclass), 'USAGE')"
+MAY_INDEX = """
+SELECT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = 'chunks'::regclass),
+                   'USAGE')
+"""
 
 # The load must have written this share of what the table then holds: the build after it
 # re-reads the whole table.
@@ -101,6 +104,13 @@ def rebuild(conn: psycopg.Connection, *, parallel_workers: int = 1) -> list[str]
     which the next call repeats.
     """
     if conn.execute("SELECT EXISTS (SELECT 1 FROM dropped_indexes)").fetchone() != (True,):
+        return []
+    may = conn.execute(MAY_INDEX).fetchone()
+    if not (may and may[0]):
+        log.warning(
+            "indexes of an interrupted bulk load are missing (table dropped_indexes): run "
+            "rag ingest or rag serve as the owner of table chunks to build them"
+        )
         return []
     if not _try_lock(conn):
         return []
