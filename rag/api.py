@@ -52,6 +52,7 @@ from rag.api_schemas import SearchIn
 from rag.api_services import Services
 from rag.auth import Caller, bearer_token
 from rag.db import Database
+from rag.embed_queue import embedding_status
 from rag.embedders import Embedder, make_embedder
 from rag.llm import make_llm
 from rag.settings import Settings
@@ -145,16 +146,23 @@ def search(
 def stats(
     request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
-    """Documents, chunks, unembedded chunks and embedding models of the caller's owner."""
+    """Documents, chunks, unembedded chunks and embedding models of the caller's owner.
+
+    ``embedding`` says how many chunks have a vector of the configured model and, while some
+    wait, how fast the embedding workers go and when they should be done.
+    """
     caller: Caller = request.user
+    embedder = services.embedder
+    model = embedder.model_id if embedder is not None else None
     with services.scoped(caller).connection() as conn:
         s = owner_stats(conn, caller.owner_id)
-    embedder = services.embedder
+        progress = embedding_status(conn, model, s.chunks, s.models)
     return {
         "owner": caller.owner,
         **asdict(s),
-        "embedder": embedder.model_id if embedder is not None else None,
+        "embedder": model,
         "llm": getattr(services.llm, "model", None),
+        "embedding": asdict(progress),
     }
 
 

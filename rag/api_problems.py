@@ -25,6 +25,7 @@ retrieval               503     both retrievers failed for one question (``Retry
 embedder                503     the embedding backend failed where nothing could fall back
 llm                     502     the chat model failed where nothing could fall back
 not-ready               503     ``/readyz``: a check failed; ``checks`` says which
+embedding-pending       409     an owner's chunks still wait for vectors (evaluation only)
 database, config        500     a server-side fault; details only in the server log
 internal                500     an unexpected exception; no traceback leaves the server
 ======================  ======  ==========================================================
@@ -52,6 +53,7 @@ from rag.errors import (
     InputError,
     LLMError,
     NotFound,
+    NotReady,
     RagError,
     RetrievalError,
     TooLarge,
@@ -81,6 +83,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     EmbedderError.kind: (503, "The embedding model failed"),
     LLMError.kind: (502, "The chat model failed"),
     "not-ready": (503, "The service is not ready"),
+    NotReady.kind: (409, "Some chunks still wait for their vectors"),
     DatabaseError.kind: (500, "Database error"),
     ConfigError.kind: (500, "The service is misconfigured"),
     "internal": (500, "Internal server error"),
