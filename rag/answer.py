@@ -78,6 +78,8 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
+    vector_pending: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -92,7 +94,7 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement),
+            "evidence": evidence(c, self.judgement, vector_pending=self.vector_pending),
             "passed": self.judgement.passed,
         }
 
@@ -141,9 +143,16 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
-    """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
-    return {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+def evidence(c: Candidate, j: Judgement, *, vector_pending: bool = False) -> dict[str, Any]:
+    """What admitted (or would have admitted) a candidate, for humans and for evaluation.
+
+    ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
+    judge it; the evidence says so.
+    """
+    found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    if vector_pending:
+        found["vector_pending"] = True
+    return found
 
 
 class Engine:
@@ -210,10 +219,32 @@ class Engine:
             filters=filters,
         )
         judgements = judge(r, params or self.params)
-        hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
+        # A candidate without a distance while the vector retriever ran has no vector of the
+        # model yet: the word rules alone judged it.
+        vectors_ran = (
+            mode != "fts"
+            and self.embedder is not None
+            and not any(d.get("component") == "vector" for d in r.degraded)
+        )
+        hits = [
+            Hit(c, j, vector_pending=vectors_ran and c.distance is None)
+            for c, j in zip(r.candidates, judgements, strict=True)
+        ]
+        degraded = list(r.degraded)
+        pending = sum(h.vector_pending for h in hits)
+        if pending:
+            assert self.embedder is not None
+            degraded.append(
+                {
+                    "component": "embedding-queue",
+                    "reason": "not-embedded",
+                    "message": f"{pending} of {len(hits)} candidates have no vector of "
+                    f"{self.embedder.model_id} yet; the word rules alone judged them",
+                }
+            )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r)
+        return SearchResult(q, r.query.lang, hits, degraded, r)
 
     def ask(
         self,
@@ -244,7 +275,7 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement),
+                evidence(h.candidate, h.judgement, vector_pending=h.vector_pending),
             )
             for h in passed
         ]

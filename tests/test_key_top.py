@@ -120,15 +120,16 @@ def test_bounded_full_text_returns_what_exact_bm25_returns(
     bounded = Engine(db, settings.replace(exact_scan_below=0), None)
     exact = Engine(db, settings.replace(fts_rescore=0), None)
     for q in QUESTIONS:
-        got = [
-            (h.candidate.chunk_id, h.candidate.bm25)
-            for h in bounded.search(oid, q, mode="fts").hits
-        ]
-        want = [
-            (h.candidate.chunk_id, h.candidate.bm25) for h in exact.search(oid, q, mode="fts").hits
-        ]
-        assert got and [c for c, _ in got[:10]] == [c for c, _ in want[:10]], q
-        assert [b for _, b in got] == pytest.approx([b for _, b in want][: len(got)]), q
+        got = _canon(bounded.search(oid, q, mode="fts").hits)
+        want = _canon(exact.search(oid, q, mode="fts").hits)
+        # equal scores may differ in the last bits (sums in another order): compare rounded,
+        # and leave out the ties at the end of the list, which either side may cut differently
+        last = want[-1][0]
+        assert got and [x for x in got if x[0] < last] == [x for x in want if x[0] < last], q
+
+
+def _canon(hits: list) -> list[tuple[float, int]]:  # type: ignore[type-arg]
+    return sorted((round(-(h.candidate.bm25 or 0.0), 9), h.candidate.chunk_id) for h in hits)
 
 
 def test_rebuild_for_bulk_loads_matches_the_triggers(
