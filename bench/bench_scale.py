@@ -253,6 +253,14 @@ def main() -> None:
         pool = sentences(args.eval)
         print(f"{len(pool)} distinct sentences from {args.eval}")
         ing = Ingestor(db, settings, embedder, owner, ensure_index=not args.index_after)  # type: ignore[arg-type]
+        if args.gin_after:
+            with db.connection() as conn:
+                conn.execute("DROP INDEX IF EXISTS chunks_word_keys, chunks_text_tsv")
+                conn.commit()
+        if args.synth and not args.index_after:
+            with db.connection() as conn:
+                ensure_vector_index(conn, embedder.model_id, embedder.dim)
+                conn.commit()
         if args.bulk:
             with db.connection() as conn:
                 conn.execute(
