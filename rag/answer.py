@@ -18,6 +18,7 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.llm import abstains
+from rag.metrics import record_retrieval
 from rag.profiles import filter_params
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
@@ -194,6 +195,7 @@ class Engine:
         """Fused candidates with their evidence and whether the filter admits each."""
         q = self.validate(question)
         r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        record_retrieval(r.timings_ms)
         judgements = judge(r, params or self.params)
         hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
         if limit is not None:

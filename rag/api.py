@@ -3,6 +3,7 @@
 Routes (OpenAPI at ``/schema/openapi.json``, docs pages under ``/schema``):
 
 - ``GET /healthz`` (process up), ``GET /readyz`` (database, migrations, embedder);
+- ``GET /metrics``: Prometheus metrics, unless ``RAG_METRICS`` is off (rag.api_observability);
 - ``POST /v1/search``, ``POST /v1/ask``, ``POST /v1/chat/completions``, ``GET /v1/models``;
 - ``POST|GET /v1/documents``, ``GET|DELETE /v1/documents/{id or source_id}``, ``GET /v1/stats``;
 - ``GET /``: the chat page when ``rag/static/index.html`` exists; its assets under ``/static``.
@@ -38,9 +39,11 @@ from litestar.params import JSONBody
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 
-from rag import api_chat, api_documents
+from rag import api_chat, api_documents, metrics
 from rag.answer import AnswerWriter
 from rag.api_chat import check_question
+from rag.api_observability import RequestObservation
+from rag.api_observability import metrics as metrics_route
 from rag.api_problems import EXCEPTION_HANDLERS, problem
 from rag.api_schemas import SearchIn
 from rag.api_services import Services
@@ -111,6 +114,7 @@ def search(
     check_question(data.question, services.settings)
     engine = services.engine(caller)
     result = engine.search(caller.owner_id, data.question, mode=data.mode, limit=data.limit)
+    metrics.record_degraded(result.degraded)
     return result.as_dict()
 
 
@@ -173,10 +177,11 @@ def create_app(
         middleware=[DefineMiddleware(ApiKeyMiddleware)],
         security=[{"bearer": []}],
     )
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             healthz,
             readyz,
+            *([metrics_route] if settings.metrics else []),
             index,
             v1,
             # the chat page's script and style sheet
@@ -208,3 +213,7 @@ def create_app(
         ),
         debug=False,
     )
+    # Around the router and its exception handling, so that routing errors (404, 405) get a
+    # request id and are counted too; Litestar's own middleware runs only for matched routes.
+    app.asgi_handler = RequestObservation(app.asgi_handler, metrics=settings.metrics)
+    return app

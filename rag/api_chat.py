@@ -34,6 +34,7 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
+from rag import metrics
 from rag.answer import Answer, Engine, SearchResult, cited, not_found
 from rag.api_problems import field_error, problem_type
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
@@ -42,6 +43,7 @@ from rag.auth import Caller
 from rag.errors import LLMError
 from rag.followup import Rewrite, search_followup
 from rag.llm import AbstentionGate
+from rag.logs import request_id
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -174,6 +176,7 @@ def _stream_error(e: Exception) -> dict[str, Any]:
         "status": 500,
         "detail": "the answer stream failed; see the server log",
         "kind": "internal",
+        "request_id": request_id.get(),
     }
 
 
@@ -188,6 +191,7 @@ def ask_events(
             elif kind == "delta":
                 data = {"text": value}
             else:
+                metrics.record_answer(value)
                 data = {**value.as_dict(), "question": rewrite.question}
             yield ServerSentEventMessage(data=_json(data), event=kind)
     # Everything is caught: the stream has begun, so the status line cannot change any more,
@@ -216,6 +220,7 @@ def ask(
     if data.stream:
         return EventStream(ask_events(engine, result, history, rewrite))
     answer = engine.answer_from(result, history=history)
+    metrics.record_answer(answer)
     return {**answer.as_dict(), "question": rewrite.question}
 
 
@@ -315,6 +320,7 @@ def completion_chunks(
             elif kind == "delta":
                 yield chunk({"content": value})
             else:
+                metrics.record_answer(value)
                 if footer := sources_footer(value):
                     yield chunk({"content": footer})
                 yield chunk({}, "stop", rag={**value.as_dict(), "question": rewrite.question})
@@ -338,7 +344,9 @@ def chat_completions(
     model = data.model or MODEL_ID
     if data.stream:
         return EventStream(completion_chunks(engine, result, history, rewrite, model))
-    return completion(engine.answer_from(result, history=history), rewrite, model)
+    answer = engine.answer_from(result, history=history)
+    metrics.record_answer(answer)
+    return completion(answer, rewrite, model)
 
 
 @get("/models", sync_to_thread=False)

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from rag import metrics
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations
@@ -59,6 +60,8 @@ class Services:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
                 conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder).params
+        pool = self.db.pool
+        metrics.watch_pool(id(self), pool.get_stats)
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -75,6 +78,7 @@ class Services:
             self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
 
     def close(self) -> None:
+        metrics.unwatch_pool(id(self))
         if self.owns_db and self.db is not None:
             self.db.close()
 

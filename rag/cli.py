@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from rag.errors import RagError
+from rag.logs import configure as configure_logging
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER
 
@@ -90,16 +91,17 @@ def _terminate(signum: int, frame: Any) -> None:
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """rag: question answering over your own documents that knows when it does not know."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     signal.signal(signal.SIGTERM, _terminate)
     try:
         settings = Settings.from_env()
     except RagError as e:
         click.echo(f"rag: error: {e}", err=True)
         sys.exit(1)
+    configure_logging(
+        settings.log_format,
+        logging.INFO if verbose else logging.WARNING,
+        log_text=settings.log_text,
+    )
     app = App(settings)
     ctx.obj = app
     ctx.call_on_close(app.close)

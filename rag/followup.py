@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.errors import LLMError
+from rag.logs import private
 from rag.question_keys import QueryKeys, QueryWord, query_keys
 from rag.text import tokenize
 
@@ -226,7 +227,8 @@ def search_followup(
         plain = engine.search(owner_id, question)
         if any(h.judgement.passed for h in plain.hits):
             log.info(
-                "follow-up rewrite %r found nothing; the question as asked did", rewrite.question
+                "follow-up rewrite %s found nothing; the question as asked did",
+                private(rewrite.question),
             )
             rewrite = dataclasses.replace(rewrite, question=question, method="none")
             result = plain

@@ -68,6 +68,9 @@ SETTINGS_DOC: dict[str, str] = {
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
+    "metrics": "serve Prometheus metrics at GET /metrics (not behind the API key); off: no route",
+    "log_format": "log lines as text or json (one object per line, with the request id)",
+    "log_text": "debug only: put question and document text into log lines (default: lengths)",
 }
 
 
@@ -124,6 +127,13 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
+    metrics: bool = True
+    log_format: str = "text"
+    log_text: bool = False
+
+    def __post_init__(self) -> None:
+        if self.log_format not in ("text", "json"):
+            raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
