@@ -13,10 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import psycopg
+
 from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.freshness import Standing, standing
 from rag.llm import abstains
 from rag.metrics import record_retrieval
 from rag.profiles import filter_params
@@ -78,6 +81,14 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    standing: Standing | None = None  # stale (superseded hits never get this far)
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        out = evidence(self.candidate, self.judgement)
+        if self.standing is not None:
+            out.update(self.standing.evidence())
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -92,7 +103,7 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement),
+            "evidence": self.evidence,
             "passed": self.judgement.passed,
         }
 
@@ -104,12 +115,15 @@ class SearchResult:
     hits: list[Hit]
     degraded: list[dict[str, str]]
     retrieval: Retrieval
+    # candidates of superseded documents, left out: {"source_id", "chunk_id", "superseded_by"}
+    hidden: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "lang": self.lang,
             "hits": [h.as_dict() for h in self.hits],
+            "hidden": self.hidden,
             "degraded": self.degraded,
             "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()},
         }
@@ -192,15 +206,52 @@ class Engine:
         params: FilterParams | None = None,
         vector: Any = None,
     ) -> SearchResult:
-        """Fused candidates with their evidence and whether the filter admits each."""
+        """Fused candidates with their evidence and whether the filter admits each.
+
+        Candidates of superseded documents are left out (listed in ``hidden``), and candidates of
+        stale documents follow the fresh ones.
+        """
         q = self.validate(question)
         r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
-        record_retrieval(r.timings_ms)
+        hidden, standings = self._standing(owner_id, r)
         judgements = judge(r, params or self.params)
-        hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
+        hits = [
+            Hit(c, j, standings.get(c.document_id))
+            for c, j in zip(r.candidates, judgements, strict=True)
+        ]
+        # stale documents after fresh ones, each group in its fused order
+        hits.sort(key=lambda h: h.standing is not None and h.standing.stale)
+        record_retrieval(r.timings_ms)
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r)
+        return SearchResult(q, r.query.lang, hits, r.degraded, r, hidden)
+
+    def _standing(
+        self, owner_id: int | None, r: Retrieval
+    ) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
+        """Drop superseded documents' candidates from ``r``; the dropped, and the stale by id."""
+        if owner_id is None or not r.candidates:
+            return [], {}
+        try:
+            with self.db.connection() as conn:
+                found = standing(conn, owner_id, [c.document_id for c in r.candidates])
+                conn.commit()
+        except psycopg.Error as e:  # fail open: answer without the standing, and say so
+            message = " ".join(str(e).split())
+            r.degraded.append({"component": "standing", "reason": "error", "message": message})
+            return [], {}
+        hidden = [
+            {"source_id": c.source_id, "chunk_id": c.chunk_id, "superseded_by": s.superseded_by}
+            for c in r.candidates
+            if (s := found.get(c.document_id)) is not None and s.superseded_by
+        ]
+        if hidden:
+            r.candidates = [
+                c
+                for c in r.candidates
+                if (s := found.get(c.document_id)) is None or not s.superseded_by
+            ]
+        return hidden, found
 
     def ask(
         self,
@@ -230,7 +281,7 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement),
+                h.evidence,
             )
             for h in passed
         ]

@@ -274,7 +274,7 @@ def documents() -> None:
 @pass_app
 @fails_cleanly
 def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) -> None:
-    """List documents (id, source_id, chunks, title)."""
+    """List documents (id, chunks, source_id, title; [stale] or [superseded by ...])."""
     from rag.store import list_documents
 
     owner_id = app.owner_id(owner)
@@ -286,8 +286,12 @@ def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) 
         echo_json(rows)
         return
     for r in rows:
+        standing = {"fresh": "", "stale": "  [stale]"}.get(
+            r["standing"], f"  [superseded by {r['superseded_by']}]"
+        )
         click.echo(
-            f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  {r['title'] or ''}"
+            f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  "
+            f"{r['title'] or ''}{standing}"
         )
 
 
