@@ -24,6 +24,7 @@ from rag.llm import abstains
 from rag.metrics import record_retrieval
 from rag.profiles import filter_params
 from rag.relevance import FilterParams, Judgement, judge
+from rag.rerank import Reranker, rerank_order
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
 from rag.text import chunk_keys, normalize
@@ -82,12 +83,15 @@ class Hit:
     candidate: Candidate
     judgement: Judgement
     standing: Standing | None = None  # stale (superseded hits never get this far)
+    rerank_score: float | None = None
 
     @property
     def evidence(self) -> dict[str, Any]:
         out = evidence(self.candidate, self.judgement)
         if self.standing is not None:
             out.update(self.standing.evidence())
+        if self.rerank_score is not None:
+            out["rerank_score"] = round(self.rerank_score, 6)
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -170,14 +174,16 @@ class Engine:
         embedder: Embedder | None,
         llm: AnswerWriter | None = None,
         params: FilterParams | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
         self.embedder = embedder
         self.llm = llm
+        self.reranker = reranker
         if params is None:
             params, self.profile_path = filter_params(
-                settings, embedder.model_id if embedder else None
+                settings, embedder.model_id if embedder else None, reranker=reranker
             )
         else:
             self.profile_path = None
@@ -208,8 +214,8 @@ class Engine:
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each.
 
-        Candidates of superseded documents are left out (listed in ``hidden``), and candidates of
-        stale documents follow the fresh ones.
+        Candidates of superseded documents are left out (listed in ``hidden``), the reranker (if
+        any) re-orders the top ones, and candidates of stale documents follow the fresh ones.
         """
         q = self.validate(question)
         r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
@@ -219,7 +225,8 @@ class Engine:
             Hit(c, j, standings.get(c.document_id))
             for c, j in zip(r.candidates, judgements, strict=True)
         ]
-        # stale documents after fresh ones, each group in its fused order
+        hits = self._rerank(q, hits, r)
+        # stale documents after fresh ones, each group in its (reranked) fused order
         hits.sort(key=lambda h: h.standing is not None and h.standing.stale)
         record_retrieval(r.timings_ms)
         if limit is not None:
@@ -252,6 +259,24 @@ class Engine:
                 if (s := found.get(c.document_id)) is None or not s.superseded_by
             ]
         return hidden, found
+
+    def _rerank(self, question: str, hits: list[Hit], r: Retrieval) -> list[Hit]:
+        """The top ``rerank_top`` hits in the reranker's order; unchanged when it fails."""
+        top = hits[: self.settings.rerank_top]
+        if self.reranker is None or len(top) < 2:
+            return hits
+        order, scores, why, seconds = rerank_order(
+            self.reranker, question, [h.candidate.text for h in top], self.settings.rerank_timeout
+        )
+        r.timings_ms["rerank"] = seconds * 1000
+        if why is not None:
+            log.warning("reranker failed, keeping the fused order: %s", why["message"])
+            r.degraded.append(why)
+            return hits
+        assert order is not None
+        for h, score in zip(top, scores, strict=True):
+            h.rerank_score = score
+        return [top[i] for i in order] + hits[len(top) :]
 
     def ask(
         self,

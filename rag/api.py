@@ -51,6 +51,7 @@ from rag.auth import Caller, bearer_token
 from rag.db import Database
 from rag.embedders import Embedder, make_embedder
 from rag.llm import make_llm
+from rag.rerank import Reranker, make_reranker
 from rag.settings import Settings
 from rag.store import owner_stats
 
@@ -141,6 +142,7 @@ def create_app(
     db: Database | None = None,
     embedder: Embedder | None = _UNSET,
     llm: AnswerWriter | None = _UNSET,
+    reranker: Reranker | None = _UNSET,
 ) -> Litestar:
     """The service as an ASGI application.
 
@@ -150,6 +152,7 @@ def create_app(
             migrated, on startup from ``settings``, and closed on shutdown.
         embedder: default: the one ``settings.embedder`` names; ``None``: full text only.
         llm: the chat model; default: the one ``settings.llm_url`` points at, if any.
+        reranker: default: the one ``settings.rerank`` names (none unless set).
 
     Raises:
         ConfigError: the settings name an unknown embedder or are incomplete.
@@ -158,6 +161,7 @@ def create_app(
         settings=settings,
         embedder=make_embedder(settings) if embedder is _UNSET else embedder,
         llm=make_llm(settings) if llm is _UNSET else llm,
+        reranker=make_reranker(settings) if reranker is _UNSET else reranker,
     )
 
     async def startup(app: Litestar) -> None:

@@ -16,6 +16,7 @@ from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
 from rag.loaders import LoadedDocument, LoadFailure
 from rag.relevance import FilterParams
+from rag.rerank import Reranker
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
 
@@ -30,11 +31,16 @@ class Services:
     """
 
     def __init__(
-        self, settings: Settings, embedder: Embedder | None, llm: AnswerWriter | None
+        self,
+        settings: Settings,
+        embedder: Embedder | None,
+        llm: AnswerWriter | None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.llm = llm
+        self.reranker = reranker
         self.db: Database | None = None
         self.params: FilterParams | None = None
         self.owns_db = False
@@ -59,7 +65,7 @@ class Services:
             with self.db.connection() as conn:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
                 conn.commit()
-        self.params = Engine(self.db, self.settings, self.embedder).params
+        self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
         pool = self.db.pool
         metrics.watch_pool(id(self), pool.get_stats)
         if self.embedder is None:
@@ -113,7 +119,12 @@ class Services:
     def engine(self, caller: Caller) -> Engine:
         """The answering pipeline, confined to the caller's owner."""
         return Engine(
-            self.scoped(caller), self.settings, self.embedder, self.llm, params=self.params
+            self.scoped(caller),
+            self.settings,
+            self.embedder,
+            self.llm,
+            params=self.params,
+            reranker=self.reranker,
         )
 
     def ingest(

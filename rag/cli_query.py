@@ -11,11 +11,18 @@ from rag.cli import App, cli, echo_json, fails_cleanly, json_option, owner_optio
 
 
 def engine(app: App) -> Any:
-    """The answering pipeline with this invocation's database, embedder and LLM."""
+    """The answering pipeline with this invocation's database, embedder, LLM and reranker."""
     from rag.answer import Engine
     from rag.llm import make_llm
+    from rag.rerank import make_reranker
 
-    return Engine(app.db, app.settings, app.embedder, make_llm(app.settings))
+    return Engine(
+        app.db,
+        app.settings,
+        app.embedder,
+        make_llm(app.settings),
+        reranker=make_reranker(app.settings),
+    )
 
 
 @cli.command("keys")
