@@ -19,6 +19,7 @@ from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.freshness import Standing, standing
 from rag.llm import abstains
 from rag.metrics import record_retrieval
@@ -211,6 +212,7 @@ class Engine:
         limit: int | None = None,
         params: FilterParams | None = None,
         vector: Any = None,
+        filters: SearchFilter | None = None,
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each.
 
@@ -218,7 +220,13 @@ class Engine:
         any) re-orders the top ones, and candidates of stale documents follow the fresh ones.
         """
         q = self.validate(question)
-        r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        # retrieve() takes filters= once both retrievers apply them; unfiltered calls need neither
+        narrow: dict[str, Any] = (
+            {"filters": filters} if filters is not None and not filters.empty else {}
+        )
+        r = retrieve(
+            self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector, **narrow
+        )
         hidden, standings = self._standing(owner_id, r)
         judgements = judge(r, params or self.params)
         hits = [
@@ -286,9 +294,10 @@ class Engine:
         history: list[dict[str, str]] | None = None,
         params: FilterParams | None = None,
         use_llm: bool = True,
+        filters: SearchFilter | None = None,
     ) -> Answer:
         """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
-        result = self.search(owner_id, question, params=params)
+        result = self.search(owner_id, question, params=params, filters=filters)
         return self.answer_from(result, history=history or [], use_llm=use_llm)
 
     def answer_from(

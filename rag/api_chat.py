@@ -40,7 +40,8 @@ from rag.api_problems import field_error, problem_type
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
-from rag.errors import LLMError
+from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.followup import Rewrite, search_followup
 from rag.llm import AbstentionGate
 from rag.logs import request_id
@@ -80,6 +81,17 @@ def check_question(question: str, settings: Settings, field: str = "question") -
             f"the question is {len(question)} characters; "
             f"the limit is {settings.max_question_chars}",
         )
+
+
+def parse_filter(raw: dict[str, Any] | None) -> SearchFilter | None:
+    """The request's ``filter`` as a SearchFilter (None when absent or empty); 422 when invalid."""
+    if raw is None:
+        return None
+    try:
+        parsed = SearchFilter.from_mapping(raw)
+    except InputError as e:
+        raise field_error("filter", str(e)) from None
+    return None if parsed.empty else parsed
 
 
 def check_history(turns: int, settings: Settings, field: str = "history") -> None:
@@ -213,9 +225,10 @@ def ask(
     check_question(data.question, services.settings)
     check_history(len(data.history), services.settings)
     history = [{"role": t.role, "content": t.content} for t in data.history]
+    filters = parse_filter(data.filter)
     engine = services.engine(caller)
     rewrite, result = search_followup(
-        engine, caller.owner_id, data.question, history, llm=services.completer
+        engine, caller.owner_id, data.question, history, llm=services.completer, filters=filters
     )
     if data.stream:
         return EventStream(ask_events(engine, result, history, rewrite))
@@ -337,9 +350,10 @@ def chat_completions(
     """OpenAI-compatible chat: the last user message is the question, earlier turns the context."""
     caller: Caller = request.user
     question, history = split_messages(data.messages, services.settings)
+    filters = parse_filter(data.filter)
     engine = services.engine(caller)
     rewrite, result = search_followup(
-        engine, caller.owner_id, question, history, llm=services.completer
+        engine, caller.owner_id, question, history, llm=services.completer, filters=filters
     )
     model = data.model or MODEL_ID
     if data.stream:
