@@ -219,6 +219,8 @@ def create_app(
             ),
         ),
         debug=False,
+        # logging is rag's (rag.logs: format, request ids); Litestar's default would replace it
+        logging_config=None,
     )
     # Around the router and its exception handling, so that routing errors (404, 405) get a
     # request id and are counted too; Litestar's own middleware runs only for matched routes.

@@ -7,7 +7,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +25,7 @@ from rag.logs import make_handler, private, sane_request_id
 from rag.settings import Settings
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 
+REPO = Path(__file__).resolve().parent.parent
 DOC = {
     "source_id": "provoz/kotelna",
     "title": "Kotelna",
@@ -209,3 +217,46 @@ def test_log_format_is_checked() -> None:
     with pytest.raises(ConfigError, match="Unsupported log_format: xml"):
         Settings(log_format="xml")
     assert Settings.from_env({"RAG_LOG_FORMAT": "json"}).log_format == "json"
+
+
+def test_rag_serve_writes_json_log_lines_with_the_request_id(url: str, tmp_path: Path) -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("RAG_") and k != "DATABASE_URL"},
+        "DATABASE_URL": url,
+        "RAG_DATA_DIR": str(tmp_path),
+        "RAG_EMBEDDER": "fake",
+        "RAG_EMBED_DIM": "64",
+        "RAG_LOG_FORMAT": "json",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from rag.cli import main; main()", "-v", "serve", "--port", "0"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        base = None
+        deadline = time.monotonic() + 60
+        while base is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if m := re.search(r"serving on (http://\S+)", line):
+                base = m.group(1)
+        assert base, "rag serve printed no URL"
+        r = httpx.post(
+            base + "/v1/ask",
+            json={"question": QUESTION},
+            headers={"X-Request-ID": "serve-check-1"},
+            timeout=30,
+        )
+        assert r.status_code == 200 and r.headers["x-request-id"] == "serve-check-1"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    records = [json.loads(line) for line in err.splitlines() if line.strip()]  # all are JSON
+    access = [x for x in records if x["logger"] == "rag.access"]
+    assert [x["request_id"] for x in access if x["route"] == "/v1/ask"] == ["serve-check-1"], access
+    assert any(x["logger"].startswith("uvicorn") for x in records), records  # uvicorn's too
+    assert QUESTION not in err
