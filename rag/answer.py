@@ -216,16 +216,20 @@ class Engine:
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each.
 
+        ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
         Candidates of superseded documents are left out (listed in ``hidden``), the reranker (if
         any) re-orders the top ones, and candidates of stale documents follow the fresh ones.
         """
         q = self.validate(question)
-        # retrieve() takes filters= once both retrievers apply them; unfiltered calls need neither
-        narrow: dict[str, Any] = (
-            {"filters": filters} if filters is not None and not filters.empty else {}
-        )
         r = retrieve(
-            self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector, **narrow
+            self.db,
+            self.settings,
+            self.embedder,
+            owner_id,
+            q,
+            mode=mode,
+            vector=vector,
+            filters=filters,
         )
         hidden, standings = self._standing(owner_id, r)
         judgements = judge(r, params or self.params)

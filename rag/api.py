@@ -80,14 +80,25 @@ def _services(state: State) -> Services:
 
 
 @get("/healthz", sync_to_thread=False, tags=["health"])
-def healthz() -> dict[str, str]:
-    """The process is up (it does not touch the database)."""
+def healthz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Any:
+    """The process is up (it does not touch the database).
+
+    503 only when the embedded PostgreSQL has stayed down although the service kept restarting
+    it: then restarting the service is what is left to try.
+    """
+    monitor = services.monitor
+    if monitor is not None and monitor.gave_up:
+        detail = f"the database stayed down despite restarts: {monitor.database_check()}"
+        return problem("not-ready", detail, instance=request.url.path)
     return {"status": "ok"}
 
 
-@get("/readyz", sync_to_thread=True, tags=["health"])
+@get("/readyz", sync_to_thread=False, tags=["health"])
 def readyz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Response[Any]:
-    """Ready to answer: database reachable, migrations applied, embedder loaded."""
+    """Ready to answer: database reachable, migrations applied, embedder loaded.
+
+    Answers at once from the last background probe of the database (rag.db_health).
+    """
     checks = services.readiness()
     if all(v == "ok" for v in checks.values()):
         return Response({"status": "ready", "checks": checks})

@@ -42,7 +42,7 @@ from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import InputError, LLMError
 from rag.filters import SearchFilter
-from rag.followup import Rewrite, search_followup
+from rag.followup import Rewrite, search_followup, useful_history
 from rag.llm import AbstentionGate
 from rag.logs import request_id
 from rag.settings import Settings
@@ -94,9 +94,25 @@ def parse_filter(raw: dict[str, Any] | None) -> SearchFilter | None:
     return None if parsed.empty else parsed
 
 
-def check_history(turns: int, settings: Settings, field: str = "history") -> None:
-    if turns > settings.max_history:
-        raise field_error(field, f"{turns} earlier turns; the limit is {settings.max_history}")
+def check_history(
+    history: list[dict[str, str]], settings: Settings, field: str = "history"
+) -> list[dict[str, str]]:
+    """422 naming ``field`` for too many turns or characters; else the turns the answer needs.
+
+    Each turn is cut to what the follow-up rewrite and the answer can use (rag.followup), so a
+    long conversation costs no more than a short one once it is accepted.
+    """
+    if len(history) > settings.max_history:
+        raise field_error(
+            field, f"{len(history)} earlier turns; the limit is {settings.max_history}"
+        )
+    chars = sum(len(t["content"]) for t in history)
+    if chars > settings.max_history_chars:
+        raise field_error(
+            field,
+            f"the earlier turns hold {chars} characters; the limit is {settings.max_history_chars}",
+        )
+    return useful_history(history, settings.max_question_chars)
 
 
 # --- the answer, piece by piece ------------------------------------------------------------------
@@ -223,8 +239,9 @@ def ask(
     """
     caller: Caller = request.user
     check_question(data.question, services.settings)
-    check_history(len(data.history), services.settings)
-    history = [{"role": t.role, "content": t.content} for t in data.history]
+    history = check_history(
+        [{"role": t.role, "content": t.content} for t in data.history], services.settings
+    )
     filters = parse_filter(data.filter)
     engine = services.engine(caller)
     rewrite, result = search_followup(
@@ -268,8 +285,7 @@ def split_messages(
         for m in messages[:-1]
         if m.role in ("user", "assistant")
     ]
-    check_history(len(history), settings, field="messages")
-    return question, history
+    return question, check_history(history, settings, field="messages")
 
 
 def content_with_sources(answer: Answer) -> str:

@@ -34,10 +34,18 @@ from rag.api_problems import field_error, msgspec_field
 from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
-from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
-from rag.formats import clean_text
+from rag.document_fields import (
+    InvalidField,
+    check_lang,
+    check_metadata,
+    check_source_id,
+    check_title,
+)
+from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
+from rag.formats import ExtractLimits, clean_text
 from rag.loaders import LoadedDocument, LoadFailure, load_bytes
-from rag.store import delete_document, get_document, list_documents
+from rag.settings import Settings
+from rag.store import delete_document, document_id, get_document, list_documents
 
 _decoder = msgspec.json.Decoder(DocumentIn)
 
@@ -86,14 +94,22 @@ def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFa
         raise field_error(msgspec_field(str(e)), str(e)) from None
     except msgspec.DecodeError as e:
         raise ClientException(f"the body is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ClientException("the body is not valid JSON: nested too deeply") from None
     size = len(doc.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise TooLarge(f"{doc.source_id}: text is {size} bytes; the limit is {max_bytes} bytes")
+        raise TooLarge(f"text is {size} bytes; the limit is {max_bytes} bytes")
+    try:
+        source_id = check_source_id(doc.source_id)
+        title = check_title(doc.title)
+        lang = check_lang(doc.lang)
+        metadata = check_metadata(dict(doc.metadata))
+    except InvalidField as e:
+        raise field_error(e.field, e.message) from None
     text = clean_text(doc.text)
     if not text:
-        raise EmptyInput(f"{doc.source_id}: text has no visible characters")
-    lang = doc.lang.strip().lower() if doc.lang else None
-    return [LoadedDocument(doc.source_id, doc.title, text, lang, dict(doc.metadata), doc.source_id)]
+        raise EmptyInput(f"{source_id}: text has no visible characters")
+    return [LoadedDocument(source_id, title, text, lang, metadata, source_id)]
 
 
 async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str, str]]:
@@ -105,16 +121,32 @@ async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str
     data = await upload.read()
     await upload.close()
     fields = {k: str(form.get(k)).strip() for k in ("source_id", "title", "lang") if form.get(k)}
+    try:
+        if "source_id" in fields:
+            check_source_id(fields["source_id"])
+        check_title(fields.get("title"))
+        if lang := check_lang(fields.get("lang")):
+            fields["lang"] = lang
+        else:
+            fields.pop("lang", None)
+        check_source_id(upload.filename or "upload")
+    except InvalidField as e:
+        field = "file" if e.field == "source_id" and "source_id" not in fields else e.field
+        raise field_error(field, e.message) from None
     return data, upload.filename or "upload", fields
 
 
 def _uploaded_documents(
-    data: bytes, filename: str, fields: dict[str, str], max_bytes: int
+    data: bytes, filename: str, fields: dict[str, str], settings: Settings
 ) -> list[LoadedDocument | LoadFailure]:
-    items = load_bytes(data, filename, max_bytes=max_bytes, source_id=fields.get("source_id"))
+    items = load_bytes(
+        data,
+        filename,
+        max_bytes=settings.max_upload_bytes,
+        source_id=fields.get("source_id"),
+        limits=ExtractLimits.of(settings),
+    )
     overrides: dict[str, Any] = {k: v for k, v in fields.items() if k in ("title", "lang")}
-    if "lang" in overrides:
-        overrides["lang"] = overrides["lang"].lower()
     return [
         dataclasses.replace(i, **overrides) if isinstance(i, LoadedDocument) else i for i in items
     ]
@@ -151,7 +183,7 @@ async def add_document(
     load: Callable[[], list[LoadedDocument | LoadFailure]]
     if content_type == "multipart/form-data":
         data, filename, fields = await _upload(request)
-        load = partial(_uploaded_documents, data, filename, fields, max_bytes)
+        load = partial(_uploaded_documents, data, filename, fields, services.settings)
     elif content_type in ("application/json", ""):
         load = partial(_json_documents, await request.body(), max_bytes)
     else:
@@ -174,6 +206,27 @@ def documents_list(
     return {"documents": rows, "next_after": next_after}
 
 
+def _find(
+    conn: Any, owner_id: int, path: str, action: Callable[[Any, int, str], dict[str, Any]]
+) -> dict[str, Any]:
+    """``action`` on the document a ``{ref:path}`` parameter names.
+
+    The router collapses slashes, so a source_id stored with a leading one ("/srv/kb/a.md", as
+    ``rag ingest`` once stored absolute paths) is asked for as "srv/kb/a.md": when no document
+    has that id, the one with the slash is meant.
+    """
+    ref = path.lstrip("/")
+    try:
+        return action(conn, owner_id, ref)
+    except NotFound:
+        if document_id(ref) is not None:
+            raise
+        try:
+            return action(conn, owner_id, "/" + ref)
+        except NotFound:
+            raise NotFound(f"no document {ref!r}") from None
+
+
 @get("/documents/{ref:path}", sync_to_thread=True)
 def documents_show(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
@@ -181,7 +234,7 @@ def documents_show(
     """One document, by numeric id or source_id."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return get_document(conn, caller.owner_id, ref.lstrip("/"))
+        return _find(conn, caller.owner_id, ref, get_document)
 
 
 @delete("/documents/{ref:path}", status_code=200, sync_to_thread=True)
@@ -191,7 +244,7 @@ def documents_delete(
     """Delete a document, its chunks and their statistics, in one transaction."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return {"deleted": delete_document(conn, caller.owner_id, ref.lstrip("/"))}
+        return {"deleted": _find(conn, caller.owner_id, ref, delete_document)}
 
 
 ROUTES = [add_document, documents_list, documents_show, documents_delete]

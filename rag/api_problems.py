@@ -165,7 +165,9 @@ def rag_error_handler(request: Request[Any, Any, Any], exc: RagError) -> Respons
     )
     status = PROBLEMS[kind][0]
     if status >= 500:
-        log.error("%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
+        # A retryable outage is logged where it is noticed (rag.db_health), not once per request.
+        level = logging.INFO if kind in _RETRY else logging.ERROR
+        log.log(level, "%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
         detail = {
             DatabaseUnavailable.kind: "the database is unavailable; retry shortly",
             RetrievalError.kind: "retrieval failed; retry shortly",
@@ -217,6 +219,20 @@ def unexpected_error_handler(
     return problem("internal", "unexpected error; see the server log", instance=request.url.path)
 
 
+def recursion_error_handler(
+    request: Request[Any, Any, Any], exc: RecursionError
+) -> Response[dict[str, Any]]:
+    """A JSON body nested deeper than the decoder recurses is the client's doing: a 400."""
+    if "deserializ" in str(exc):  # msgspec: "maximum recursion depth exceeded while deserializing"
+        return problem(
+            "bad-request",
+            "the body is not valid JSON: nested too deeply",
+            status=400,
+            instance=request.url.path,
+        )
+    return unexpected_error_handler(request, exc)
+
+
 def _field_errors(extra: Any) -> list[dict[str, str]]:
     out = []
     for item in extra if isinstance(extra, list) else []:
@@ -233,5 +249,6 @@ def _field_errors(extra: Any) -> list[dict[str, str]]:
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     RagError: rag_error_handler,
     HTTPException: http_error_handler,
+    RecursionError: recursion_error_handler,
     Exception: unexpected_error_handler,
 }

@@ -10,7 +10,8 @@ from typing import Any
 from rag import metrics
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
-from rag.db import Database, migrate, migrations
+from rag.db import Database, migrate, migrations, restart_embedded
+from rag.db_health import HealthMonitor
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
@@ -42,6 +43,7 @@ class Services:
         self.llm = llm
         self.reranker = reranker
         self.db: Database | None = None
+        self.monitor: HealthMonitor | None = None
         self.params: FilterParams | None = None
         self.owns_db = False
         # "none" (no embedder), "loading", "ready" or "failed: <why>"
@@ -59,6 +61,14 @@ class Services:
         else:
             self.db = db
             migrate(db.url)  # quick when nothing is pending
+        embedded = self.settings.database_url is None
+        data_dir = self.settings.data_dir
+        self.monitor = HealthMonitor(
+            self.db.url,
+            restart=(lambda: restart_embedded(data_dir)) if embedded else None,
+            on_recovery=self.db.recover,
+        ).start()
+        self.db.health = self.monitor
         # rag_service may not create indexes (that takes the table's owner), so the model's
         # index is made now, before any request ingests under that role.
         if self.embedder is not None:
@@ -66,8 +76,7 @@ class Services:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
                 conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
-        pool = self.db.pool
-        metrics.watch_pool(id(self), pool.get_stats)
+        metrics.watch_pool(id(self), self._pool_stats)
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -83,8 +92,16 @@ class Services:
             log.error("embedder failed to load: %s", e)
             self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
 
+    def _pool_stats(self) -> dict[str, int] | None:
+        # read through self.db at each scrape: the database may have been reopened meanwhile
+        return self.db.pool.get_stats() if self.db is not None else None
+
     def close(self) -> None:
         metrics.unwatch_pool(id(self))
+        if self.monitor is not None:
+            self.monitor.stop()
+            if self.db is not None:
+                self.db.health = None
         if self.owns_db and self.db is not None:
             self.db.close()
 
@@ -144,20 +161,24 @@ class Services:
         return ingestor.add_all(items)
 
     def readiness(self) -> dict[str, Any]:
-        """The checks of /readyz: database reachable, migrations applied, embedder loaded."""
+        """The checks of /readyz: database reachable, migrations applied, embedder loaded.
+
+        Read from the health monitor's last probe: it never waits for the database or the pool.
+        A busy pool is load, not unreadiness (those requests get a 503 with Retry-After).
+        """
         checks: dict[str, Any] = {}
-        try:
-            with self.database.connection() as conn:
-                applied = {int(v) for (v,) in conn.execute("SELECT version FROM schema_migrations")}
-                conn.commit()
-            checks["database"] = "ok"
+        if self.monitor is None:
+            checks["database"], checks["migrations"] = "unavailable: starting", "unknown"
+        else:
+            checks["database"] = self.monitor.database_check()
+            applied = self.monitor.health.applied
             missing = [
                 f"{m.version:03d}_{m.name}" for m in migrations() if m.version not in applied
             ]
-            checks["migrations"] = "ok" if not missing else "pending: " + ", ".join(missing)
-        except Exception as e:  # noqa: BLE001 - readiness reports, it does not raise
-            checks["database"] = f"unavailable: {type(e).__name__}"
-            checks["migrations"] = "unknown"
+            if checks["database"] != "ok":
+                checks["migrations"] = "unknown"
+            else:
+                checks["migrations"] = "ok" if not missing else "pending: " + ", ".join(missing)
         checks["embedder"] = (
             "ok" if self.embedder_state in ("ready", "none") else self.embedder_state
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -151,17 +152,28 @@ def db_status(app: App) -> None:
 # --- ingestion ------------------------------------------------------------------------------------
 
 
-def _ingest(
-    app: App, paths: list[Path], owner: str, as_json: bool, *, rebase: Path | None = None
-) -> None:
-    """Ingest ``paths``; with ``rebase``, file source_ids become paths relative to it."""
+def _ingest(app: App, paths: list[Path], owner: str, as_json: bool) -> None:
+    """Ingest ``paths``; each file's source_id is its path relative to the argument it came from.
+
+    A directory's files are named relative to the directory ("prirucka/benefity.md"), a file
+    given by itself by its name, as an upload is: the ids stay the same wherever the files are
+    checked out, and the API reaches them as ``/v1/documents/prirucka/benefity.md``. Two files
+    that would share an id in one run are an error for the second.
+    """
     from tqdm import tqdm
 
+    from rag.errors import InputError
+    from rag.formats import ExtractLimits
     from rag.ingest import Ingestor
-    from rag.loaders import iter_paths, load_path, rebased
+    from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 
     settings = app.settings
-    files = list(iter_paths(paths))
+    limits = ExtractLimits.of(settings)
+    files: dict[str, tuple[Path, Path]] = {}  # by real path: a file reached twice loads once
+    for arg in paths:
+        root = arg if arg.is_dir() else arg.parent
+        for path in iter_paths([arg]):
+            files.setdefault(os.path.realpath(path), (path, root))
     bar = tqdm(
         total=len(files),
         unit="file",
@@ -170,13 +182,22 @@ def _ingest(
         leave=False,
     )
     ingestor = Ingestor(app.db, settings, app.embedder, owner)
+    first_origin: dict[str, str] = {}
 
     def items() -> Any:
-        for path in files:
-            yield from load_path(path, max_bytes=settings.max_upload_bytes)
+        for path, root in files.values():
+            for item in rebased(
+                load_path(path, max_bytes=settings.max_upload_bytes, limits=limits), root
+            ):
+                if isinstance(item, LoadedDocument):
+                    earlier = first_origin.setdefault(item.source_id, item.origin)
+                    if earlier != item.origin:
+                        why = f"{item.origin}: source_id {item.source_id!r} is also {earlier}'s"
+                        item = LoadFailure(item.origin, InputError(why))
+                yield item
             bar.update(1)
 
-    summary = ingestor.add_all(rebased(items(), rebase), workers=settings.ingest_workers)
+    summary = ingestor.add_all(items(), workers=settings.ingest_workers)
     bar.close()
     if as_json:
         echo_json(summary.as_dict())
@@ -216,7 +237,7 @@ def ingest(app: App, paths: tuple[Path, ...], owner: str, as_json: bool) -> None
 @fails_cleanly
 def sample(app: App, owner: str, as_json: bool) -> None:
     """Load the shipped Czech sample knowledge base."""
-    _ingest(app, [SAMPLE_DIR], owner, as_json, rebase=SAMPLE_DIR)
+    _ingest(app, [SAMPLE_DIR], owner, as_json)
 
 
 @cli.command()

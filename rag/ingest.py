@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +29,7 @@ import psycopg
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import RagError
+from rag.errors import DatabaseUnavailable, RagError
 from rag.loaders import LoadedDocument, LoadFailure
 from rag.prepare import (
     PreparedDocument,
@@ -36,6 +38,7 @@ from rag.prepare import (
 )
 from rag.settings import Settings
 from rag.store import ensure_owner, ensure_vector_index
+from rag.worker_processes import worker_start
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,13 @@ FROM chunk_load
 ORDER BY document_id, ordinal
 """
 LOCK_OWNER = "SELECT pg_advisory_xact_lock(721653, (%(owner_id)s::bigint %% 2147483647)::int)"
+# A writer waits this long for another writer of the same owner, then gives up (a 503 over
+# HTTP) instead of holding a pooled connection while it waits. A session whose client stops
+# talking mid-transaction is ended by the server, so a lost client cannot keep the lock.
+WRITE_TIMEOUTS = """
+SELECT set_config('lock_timeout', %(lock_ms)s, true),
+       set_config('idle_in_transaction_session_timeout', '60s', true)
+"""
 EXISTING = """
 SELECT source_id, document_id, content_hash FROM documents
 WHERE owner_id = %(owner_id)s AND source_id = ANY(%(source_ids)s)
@@ -203,7 +213,10 @@ class Ingestor:
         in_flight: deque[tuple[int, Future[PreparedDocument | tuple[str, RagError]]]] = deque()
         chars = 0
         # fork: workers inherit the loaded dictionaries and caches instead of reloading them
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=worker_start, initargs=(os.getpid(),)
+        ) as pool:
             for item in items:
                 if isinstance(item, LoadFailure):
                     self._fail(item.origin, item.error)
@@ -262,12 +275,30 @@ class Ingestor:
             for _ in batch:
                 self._on_document()
 
+    @contextmanager
+    def _owner_lock(self, conn: psycopg.Connection) -> Iterator[None]:
+        """A transaction holding the owner's write lock, waited for ``write_lock_timeout`` at most.
+
+        Raises:
+            DatabaseUnavailable: another writer of the owner held the lock all that time.
+        """
+        with conn.transaction():
+            lock_ms = str(max(1, int(self.settings.write_lock_timeout * 1000)))
+            try:
+                conn.execute(WRITE_TIMEOUTS, {"lock_ms": lock_ms})
+                conn.execute(LOCK_OWNER, {"owner_id": self.owner_id})
+            except psycopg.errors.LockNotAvailable:
+                raise DatabaseUnavailable(
+                    f"another write to owner {self.owner!r} held its lock for over "
+                    f"{self.settings.write_lock_timeout:g} s; retry shortly"
+                ) from None
+            yield
+
     def _write(self, conn: psycopg.Connection, docs: list[PreparedDocument]) -> None:
         if not docs:
             return
         model = self.embedder.model_id if self.embedder else None
-        with conn.transaction():
-            conn.execute(LOCK_OWNER, {"owner_id": self.owner_id})
+        with self._owner_lock(conn):
             # Let the GIN indexes collect a whole batch in their pending lists and merge it in
             # one sorted pass, instead of flushing every few hundred chunks.
             conn.execute("SET LOCAL gin_pending_list_limit = '64MB'")

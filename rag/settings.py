@@ -32,7 +32,12 @@ SETTINGS_DOC: dict[str, str] = {
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
+    "max_document_chars": "most characters of text one file or record may expand to",
+    "max_expanded_bytes": "most bytes a DOCX may hold once decompressed",
+    "max_pdf_pages": "most pages of a PDF",
+    "parse_seconds": "longest time parsing one file may take before it is refused (413)",
     "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
+    "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
@@ -42,6 +47,7 @@ SETTINGS_DOC: dict[str, str] = {
     "weight_stem": "BM25 weight of stem keys",
     "weight_prefix": "BM25 weight of 4-character prefix keys (fallback)",
     "candidates": "top N of each retriever that goes into fusion",
+    "fts_rescore": "full-text candidates (from each key's best postings) re-scored with exact BM25; 0 scores every matching chunk",
     "rrf_k": "Reciprocal Rank Fusion constant",
     "rrf_weight_fts": "RRF weight of the full-text list",
     "rrf_weight_vector": "RRF weight of the vector list",
@@ -65,6 +71,7 @@ SETTINGS_DOC: dict[str, str] = {
     "llm_timeout": "seconds an LLM answer may take before the extractive fallback",
     "max_question_chars": "longest question accepted",
     "max_history": "most earlier chat turns accepted",
+    "max_history_chars": "most characters the earlier chat turns may hold together",
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
@@ -95,7 +102,12 @@ class Settings:
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024
+    max_document_chars: int = 20 * 1024 * 1024
+    max_expanded_bytes: int = 32 * 1024 * 1024
+    max_pdf_pages: int = 2000
+    parse_seconds: float = 20.0
     ingest_workers: int = 2
+    write_lock_timeout: float = 5.0
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0
@@ -105,6 +117,7 @@ class Settings:
     weight_stem: float = 1.0
     weight_prefix: float = 0.5
     candidates: int = 50
+    fts_rescore: int = 200
     rrf_k: int = 60
     rrf_weight_fts: float = 1.0
     rrf_weight_vector: float = 1.0
@@ -128,6 +141,7 @@ class Settings:
     llm_timeout: float = 30.0
     max_question_chars: int = 2000
     max_history: int = 20
+    max_history_chars: int = 100_000
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
