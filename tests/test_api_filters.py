@@ -1,14 +1,13 @@
 """Metadata filters from the outside: the ``filter`` body field of /v1/search, /v1/ask and
 /v1/chat/completions and the filter options of ``rag search`` / ``rag ask``.
 
-Validation (a bad filter is a 422 naming ``filter``, a bad option one line and exit 1) runs on its
-own. The end-to-end tests need the retrievers to apply filters (``retrieve(filters=...)``, issue
-14's work) and are skipped until that is there.
+A bad filter is a 422 naming ``filter``, a bad option one line and exit 1; a good one reaches both
+retrievers (``retrieve(filters=...)``, tested on its own in test_filters.py), so nothing outside it
+comes back, over HTTP or from the CLI, even for a small set inside a large owner.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,14 +25,8 @@ from rag.errors import InputError
 from rag.filters import SearchFilter
 from rag.ingest import Ingestor
 from rag.loaders import LoadedDocument
-from rag.retrieve import retrieve
 from rag.store import DEFAULT_OWNER
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
-
-needs_retriever_filters = pytest.mark.skipif(
-    "filters" not in inspect.signature(retrieve).parameters,
-    reason="the retrievers do not apply filters yet (retrieve(filters=...), issue 14)",
-)
 
 # source_id, lang, metadata, text
 DOCS = [
@@ -176,10 +169,9 @@ def test_filter_options_parse_to_a_search_filter() -> None:
         parse_filter(None, ("k" * 501 + "=v",), None, None, None)
 
 
-# --- end to end (needs the retrievers' filters) --------------------------------------------------
+# --- end to end ----------------------------------------------------------------------------
 
 
-@needs_retriever_filters
 @pytest.mark.parametrize(
     ("filter", "admits"),
     [
@@ -206,7 +198,6 @@ def test_a_filtered_search_never_returns_a_chunk_outside_the_filter(
         assert got == want, (filter, want - got)
 
 
-@needs_retriever_filters
 def test_ask_and_chat_answer_from_inside_the_filter(service: LiveServer) -> None:
     narrow = {"source_prefix": "provoz/"}
     r = service.client.post("/v1/ask", json={"question": QUESTION, "filter": narrow}).json()
@@ -231,7 +222,6 @@ def test_ask_and_chat_answer_from_inside_the_filter(service: LiveServer) -> None
     assert none["status"] == "not_found" and none["not_found_by"] == "filter", none
 
 
-@needs_retriever_filters
 def test_the_cli_filter_options_narrow_search_and_ask(url: str, tmp_path: Path) -> None:
     env = {
         "DATABASE_URL": url,
