@@ -83,12 +83,14 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
+    vector_pending: bool = False
     standing: Standing | None = None  # stale (superseded hits never get this far)
     rerank_score: float | None = None
 
     @property
     def evidence(self) -> dict[str, Any]:
-        out = evidence(self.candidate, self.judgement)
+        out = evidence(self.candidate, self.judgement, vector_pending=self.vector_pending)
         if self.standing is not None:
             out.update(self.standing.evidence())
         if self.rerank_score is not None:
@@ -160,9 +162,16 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
-    """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
-    return {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+def evidence(c: Candidate, j: Judgement, *, vector_pending: bool = False) -> dict[str, Any]:
+    """What admitted (or would have admitted) a candidate, for humans and for evaluation.
+
+    ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
+    judge it; the evidence says so.
+    """
+    found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    if vector_pending:
+        found["vector_pending"] = True
+    return found
 
 
 class Engine:
@@ -233,17 +242,41 @@ class Engine:
         )
         hidden, standings = self._standing(owner_id, r)
         judgements = judge(r, params or self.params)
+        # A candidate without a distance while the vector retriever ran has no vector of the
+        # model yet: the word rules alone judged it.
+        vectors_ran = (
+            mode != "fts"
+            and self.embedder is not None
+            and not any(d.get("component") == "vector" for d in r.degraded)
+        )
         hits = [
-            Hit(c, j, standings.get(c.document_id))
+            Hit(
+                c,
+                j,
+                vector_pending=vectors_ran and c.distance is None,
+                standing=standings.get(c.document_id),
+            )
             for c, j in zip(r.candidates, judgements, strict=True)
         ]
         hits = self._rerank(q, hits, r)
         # stale documents after fresh ones, each group in its (reranked) fused order
         hits.sort(key=lambda h: h.standing is not None and h.standing.stale)
         record_retrieval(r.timings_ms)
+        degraded = list(r.degraded)
+        pending = sum(h.vector_pending for h in hits)
+        if pending:
+            assert self.embedder is not None
+            degraded.append(
+                {
+                    "component": "embedding-queue",
+                    "reason": "not-embedded",
+                    "message": f"{pending} of {len(hits)} candidates have no vector of "
+                    f"{self.embedder.model_id} yet; the word rules alone judged them",
+                }
+            )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r, hidden)
+        return SearchResult(q, r.query.lang, hits, degraded, r, hidden)
 
     def _standing(
         self, owner_id: int | None, r: Retrieval

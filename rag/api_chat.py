@@ -26,17 +26,25 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import Request, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from rag import metrics
 from rag.answer import Answer, Engine, SearchResult, cited, not_found
-from rag.api_problems import field_error, problem_type
+from rag.api_problems import (
+    ANSWER_ERRORS,
+    V1_ERRORS,
+    field_error,
+    problem_responses,
+    problem_type,
+)
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
@@ -69,6 +77,28 @@ class EventStream(ServerSentEvent):
     def to_asgi_response(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["media_type"] = None
         return super().to_asgi_response(*args, **kwargs)
+
+
+@dataclass
+class StreamingOperation(Operation):
+    """OpenAPI for a route whose 200 is JSON, or server-sent events with ``stream: true``."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse):
+            ok.content = {
+                **(ok.content or {}),
+                "text/event-stream": OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="one event, with `stream: true`",
+                        properties={
+                            "event": Schema(type=OpenAPIType.STRING),
+                            "data": Schema(type=OpenAPIType.STRING, description="JSON"),
+                        },
+                    )
+                ),
+            }
 
 
 def check_question(question: str, settings: Settings, field: str = "question") -> None:
@@ -228,7 +258,13 @@ def ask_events(
         yield ServerSentEventMessage(data=_json(_stream_error(e)), event="error")
 
 
-@post("/ask", status_code=200, sync_to_thread=True)
+@post(
+    "/ask",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*ANSWER_ERRORS),
+    operation_class=StreamingOperation,
+)
 def ask(
     data: JSONBody[AskIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Any:
@@ -359,7 +395,13 @@ def completion_chunks(
     yield "[DONE]"
 
 
-@post("/chat/completions", status_code=200, sync_to_thread=True)
+@post(
+    "/chat/completions",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*ANSWER_ERRORS),
+    operation_class=StreamingOperation,
+)
 def chat_completions(
     data: JSONBody[ChatIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Any:
@@ -379,7 +421,7 @@ def chat_completions(
     return completion(answer, rewrite, model)
 
 
-@get("/models", sync_to_thread=False)
+@get("/models", sync_to_thread=False, responses=problem_responses(*V1_ERRORS))
 def models() -> dict[str, Any]:
     """The one model this service offers (chat clients list models before they chat)."""
     return {

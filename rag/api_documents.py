@@ -15,11 +15,13 @@ from functools import partial
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import HttpMethod, Request, Response, delete, get, post, route
 from litestar.concurrency import sync_to_thread
 from litestar.datastructures import UploadFile
 from litestar.di import NamedDependency
 from litestar.exceptions import ClientException
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import (
     OpenAPIFormat,
     OpenAPIMediaType,
@@ -30,11 +32,13 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, Parameter
 
-from rag.api_problems import field_error, msgspec_field
+from rag.api_problems import V1_ERRORS, field_error, msgspec_field, problem_responses
 from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.document_fields import (
+    MAX_SOURCE_ID_CHARS,
+    MAX_TITLE_CHARS,
     InvalidField,
     check_lang,
     check_metadata,
@@ -55,16 +59,30 @@ class AddDocumentOperation(Operation):
     """OpenAPI for a route that reads its body itself: JSON or a multipart upload."""
 
     def __post_init__(self) -> None:
-        string, obj = Schema(type=OpenAPIType.STRING), OpenAPIType.OBJECT
+        string, obj = OpenAPIType.STRING, OpenAPIType.OBJECT
+        source_id = Schema(
+            type=string,
+            min_length=1,
+            max_length=MAX_SOURCE_ID_CHARS,
+            pattern=r"\S",
+            description="Not blank; no control characters. The same id again replaces.",
+        )
+        title = Schema(type=string, max_length=MAX_TITLE_CHARS)
+        lang = Schema(
+            type=string,
+            pattern="^[A-Za-z]{2,3}$",
+            description="A language code rag keys words for (cs, sk, pl, de, ru, en ...); "
+            "unset: detected",
+        )
         document = Schema(
             type=obj,
             required=["source_id", "text"],
             properties={
-                "source_id": string,
-                "text": string,
-                "title": string,
-                "lang": string,
-                "metadata": Schema(type=obj),
+                "source_id": source_id,
+                "text": Schema(type=string, min_length=1),
+                "title": Schema(one_of=[title, Schema(type=OpenAPIType.NULL)]),
+                "lang": Schema(one_of=[lang, Schema(type=OpenAPIType.NULL)]),
+                "metadata": Schema(type=obj, description="At most 64 KiB of JSON, 16 levels"),
             },
             description=DocumentIn.__doc__,
         )
@@ -72,10 +90,10 @@ class AddDocumentOperation(Operation):
             type=obj,
             required=["file"],
             properties={
-                "file": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
-                "source_id": string,
-                "title": string,
-                "lang": string,
+                "file": Schema(type=string, format=OpenAPIFormat.BINARY),
+                "source_id": source_id,
+                "title": title,
+                "lang": lang,
             },
         )
         self.request_body = RequestBody(
@@ -169,7 +187,14 @@ def _add(
     return Response(summary.as_dict(), status_code=status)
 
 
-@post("/documents", operation_class=AddDocumentOperation)
+@post(
+    "/documents",
+    operation_class=AddDocumentOperation,
+    responses={
+        200: ResponseSpec(dict[str, Any], description="Every document was unchanged"),
+        **problem_responses(*V1_ERRORS, 400, 413, 415, 422),
+    },
+)
 async def add_document(
     request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Response[Any]:
@@ -191,7 +216,7 @@ async def add_document(
     return await sync_to_thread(_add, services, caller, load)
 
 
-@get("/documents", sync_to_thread=True)
+@get("/documents", sync_to_thread=True, responses=problem_responses(*V1_ERRORS, 400, 422))
 def documents_list(
     request: Request[Caller, Any, Any],
     services: NamedDependency[Services],
@@ -227,7 +252,11 @@ def _find(
             raise NotFound(f"no document {ref!r}") from None
 
 
-@get("/documents/{ref:path}", sync_to_thread=True)
+@get(
+    "/documents/{ref:path}",
+    sync_to_thread=True,
+    responses=problem_responses(*V1_ERRORS, 400, 404),
+)
 def documents_show(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
@@ -237,7 +266,12 @@ def documents_show(
         return _find(conn, caller.owner_id, ref, get_document)
 
 
-@delete("/documents/{ref:path}", status_code=200, sync_to_thread=True)
+@delete(
+    "/documents/{ref:path}",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*V1_ERRORS, 400, 404),
+)
 def documents_delete(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
@@ -247,4 +281,26 @@ def documents_delete(
         return {"deleted": _find(conn, caller.owner_id, ref, delete_document)}
 
 
-ROUTES = [add_document, documents_list, documents_show, documents_delete]
+def _options(path: str, handlers: list[HTTPRouteHandler]) -> HTTPRouteHandler:
+    """An OPTIONS handler for ``path`` that names every method its handlers serve.
+
+    Litestar builds the automatic one with the first handler registered for a path only, so
+    ``OPTIONS /v1/documents`` would leave out GET; this one is registered first instead.
+    """
+    methods = {"OPTIONS"} | {m for h in handlers if path in h.paths for m in h.http_methods}
+    allow = ", ".join(sorted(methods))
+
+    def options() -> Response[None]:
+        return Response(None, status_code=204, headers={"Allow": allow})
+
+    return route(
+        path,
+        http_method=[HttpMethod.OPTIONS],
+        include_in_schema=False,
+        sync_to_thread=False,
+        name=f"options {path}",
+    )(options)
+
+
+_HANDLERS = [add_document, documents_list, documents_show, documents_delete]
+ROUTES = [_options(p, _HANDLERS) for p in ("/documents", "/documents/{ref:path}")] + _HANDLERS

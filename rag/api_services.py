@@ -7,11 +7,12 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rag import metrics
+from rag import bulk_load, metrics
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
+from rag.embed_queue import EmbedWorker
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
@@ -50,6 +51,7 @@ class Services:
         self.embedder_state = "loading"
         self._default_owner_id: int | None = None
         self._lock = threading.Lock()
+        self.workers: list[EmbedWorker] = []
 
     def open(self, db: Database | None) -> None:
         """Connect (migrating on the way), make the vector index, pick the filter thresholds.
@@ -71,16 +73,25 @@ class Services:
         self.db.health = self.monitor
         # rag_service may not create indexes (that takes the table's owner), so the model's
         # index is made now, before any request ingests under that role.
-        if self.embedder is not None:
-            with self.db.connection() as conn:
+        with self.db.connection() as conn:
+            if self.embedder is not None:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
-                conn.commit()
+            # an interrupted bulk load's indexes (rag.bulk_load)
+            bulk_load.rebuild(conn)
+            conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
         metrics.watch_pool(id(self), self._pool_stats)
         if self.embedder is None:
             self.embedder_state = "none"
         else:
             threading.Thread(target=self._warm_up, name="rag-warm-up", daemon=True).start()
+            if self.settings.embed_worker:
+                for _ in range(max(1, self.settings.embed_workers)):
+                    worker = EmbedWorker(
+                        self.db, self.embedder, batch=self.settings.embed_worker_batch
+                    )
+                    worker.start()
+                    self.workers.append(worker)
 
     def _warm_up(self) -> None:
         # The first embedding loads the model; doing it now keeps it out of the first request.
@@ -98,6 +109,8 @@ class Services:
 
     def close(self) -> None:
         metrics.unwatch_pool(id(self))
+        for worker in self.workers:
+            worker.stop()
         if self.monitor is not None:
             self.monitor.stop()
             if self.db is not None:
@@ -158,7 +171,11 @@ class Services:
             owner_id=caller.owner_id,
             ensure_index=False,
         )
-        return ingestor.add_all(items)
+        summary = ingestor.add_all(items)
+        if summary.unembedded:
+            for worker in self.workers:
+                worker.wake()
+        return summary
 
     def readiness(self) -> dict[str, Any]:
         """The checks of /readyz: database reachable, migrations applied, embedder loaded.

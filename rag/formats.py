@@ -89,6 +89,10 @@ class _Budget:
         self.chars = 0
         self.deadline = time.monotonic() + limits.seconds
 
+    def start(self) -> None:
+        """Start the clock now: a library's first import is not the file's parsing time."""
+        self.deadline = time.monotonic() + self.limits.seconds
+
     def spend(self, text: str) -> str:
         """Count ``text`` against the character limit, and check the clock."""
         self.chars += len(text)
@@ -258,6 +262,8 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
         )
     from bs4 import BeautifulSoup, NavigableString
 
+    budget.start()
+
     # lxml is faster and python-docx depends on it, so it is normally there.
     parser = "lxml" if importlib.util.find_spec("lxml") else "html.parser"
     try:
@@ -292,6 +298,8 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
 
 def _pdf(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     from pypdf import PdfReader
+
+    budget.start()
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -346,6 +354,8 @@ def _docx(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     from docx import Document
     from docx.table import Table
 
+    budget.start()
+
     try:
         doc = Document(io.BytesIO(data))
         title = doc.core_properties.title or None
@@ -354,7 +364,14 @@ def _docx(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
             if isinstance(block, Table):
                 blocks.append(budget.spend(_docx_table(block, budget)))
                 continue
-            if title is None and block.style is not None and block.style.name == "Title":
+            # Resolving a style searches the styles part: only for paragraphs that name one
+            # (one without is in the default style, never "Title").
+            if (
+                title is None
+                and block._p.style is not None
+                and block.style is not None
+                and block.style.name == "Title"
+            ):
                 title = block.text
             blocks.append(budget.spend(block.text))
     except InputError:

