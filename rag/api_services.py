@@ -12,7 +12,7 @@ from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
-from rag.embed_queue import EmbedWorker
+from rag.embed_queue import EmbedWorker, queue_depth
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
@@ -81,6 +81,7 @@ class Services:
             conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
         metrics.watch_pool(id(self), self._pool_stats)
+        metrics.watch_queue(id(self), self._queue_depth)
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -106,6 +107,15 @@ class Services:
     def _pool_stats(self) -> dict[str, int] | None:
         # read through self.db at each scrape: the database may have been reopened meanwhile
         return self.db.pool.get_stats() if self.db is not None else None
+
+    def _queue_depth(self) -> int | None:
+        # a scrape must not fail, nor wait long, because the database is down
+        if self.db is None or (self.db.health is not None and not self.db.health.up):
+            return None
+        try:
+            return queue_depth(self.db)
+        except Exception:  # noqa: BLE001 - the gauge is left out of this scrape
+            return None
 
     def close(self) -> None:
         metrics.unwatch_pool(id(self))

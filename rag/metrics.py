@@ -89,6 +89,7 @@ def record_answer(answer: Any) -> None:
 
 
 _pools: dict[int, Callable[[], Mapping[str, int] | None]] = {}
+_queues: dict[int, Callable[[], int | None]] = {}
 
 
 def watch_pool(key: int, stats: Callable[[], Mapping[str, int] | None]) -> None:
@@ -98,6 +99,12 @@ def watch_pool(key: int, stats: Callable[[], Mapping[str, int] | None]) -> None:
 
 def unwatch_pool(key: int) -> None:
     _pools.pop(key, None)
+    _queues.pop(key, None)
+
+
+def watch_queue(key: int, depth: Callable[[], int | None]) -> None:
+    """Report the embedding queue's depth (``depth()``; None: unknown now) until unwatch_pool."""
+    _queues[key] = depth
 
 
 class PoolCollector(Collector):
@@ -133,6 +140,14 @@ class PoolCollector(Collector):
         }
         for key, (name, doc) in counters.items():
             yield CounterMetricFamily(name, doc, value=s.get(key, 0))
+        depths = [d for d in (depth() for depth in list(_queues.values())) if d is not None]
+        if depths:
+            yield GaugeMetricFamily(
+                "rag_embed_queue_chunks",
+                "Chunks waiting for a vector (the embedding queue), in all owners, counted up to "
+                "a million.",
+                value=max(depths),  # every service of a process sees the same database
+            )
         yield CounterMetricFamily(
             "rag_db_pool_wait_seconds",
             "Total time requests spent waiting for a connection.",

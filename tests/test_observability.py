@@ -261,3 +261,17 @@ def test_rag_serve_writes_json_log_lines_with_the_request_id(url: str, tmp_path:
     assert [x["request_id"] for x in access if x["route"] == "/v1/ask"] == ["serve-check-1"], access
     assert any(x["logger"].startswith("uvicorn") for x in records), records  # uvicorn's too
     assert QUESTION not in err
+
+
+def test_metrics_report_the_embedding_queue(server_url: str, tmp_path: Path) -> None:
+    # a database of its own and no background worker: the queue holds what an upload leaves
+    url = new_database(server_url, "rag_observability_queue")
+    idle = LiveServer.start(api_settings(url, tmp_path, embed_worker=False))
+    try:
+        assert value(scrape(idle), "rag_embed_queue_chunks") == 0
+        doc = {"source_id": "provoz/fronta", "text": "Fronta vektorů čeká na pracovníka."}
+        assert idle.client.post("/v1/documents", json=doc).status_code in (200, 201)
+        waiting = idle.client.get("/v1/stats").json()["embedding"]["waiting"]
+        assert waiting >= 1 and value(scrape(idle), "rag_embed_queue_chunks") == waiting
+    finally:
+        idle.close()
