@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rag.answer import Engine
 from rag.api import create_app
 from rag.db import Database
+from rag.embed_queue import drain
 from rag.embedders import make_embedder
 from rag.ingest import Ingestor
 from rag.loaders import LoadedDocument
@@ -77,6 +78,8 @@ def bench_standing(settings: Settings, folder: Path, n: int) -> None:
             conn.commit()
         summary = Ingestor(db, settings, embedder, OWNER).add_all(documents(folder))
         print(f"corpus: {summary.added} added, {summary.unchanged} unchanged", file=sys.stderr)
+        if embedder is not None:  # ingestion queues the vectors; the comparison needs them
+            drain(db, embedder, owner_id, batch=settings.embed_batch)
         engine = Engine(db, settings, embedder)
         qs = questions(folder, n)
         for q in qs[:10]:  # warm the caches and the pool
