@@ -13,14 +13,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import psycopg
+
 from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.filters import SearchFilter
+from rag.freshness import Standing, standing
 from rag.llm import abstains
+from rag.metrics import record_retrieval
 from rag.profiles import filter_params, fusion_settings
 from rag.relevance import FilterParams, Judgement, judge
+from rag.rerank import Reranker, rerank_order
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
 from rag.text import chunk_keys, normalize
@@ -80,6 +85,17 @@ class Hit:
     judgement: Judgement
     # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
     vector_pending: bool = False
+    standing: Standing | None = None  # stale (superseded hits never get this far)
+    rerank_score: float | None = None
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        out = evidence(self.candidate, self.judgement, vector_pending=self.vector_pending)
+        if self.standing is not None:
+            out.update(self.standing.evidence())
+        if self.rerank_score is not None:
+            out["rerank_score"] = round(self.rerank_score, 6)
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -94,7 +110,7 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement, vector_pending=self.vector_pending),
+            "evidence": self.evidence,
             "passed": self.judgement.passed,
         }
 
@@ -106,12 +122,15 @@ class SearchResult:
     hits: list[Hit]
     degraded: list[dict[str, str]]
     retrieval: Retrieval
+    # candidates of superseded documents, left out: {"source_id", "chunk_id", "superseded_by"}
+    hidden: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "lang": self.lang,
             "hits": [h.as_dict() for h in self.hits],
+            "hidden": self.hidden,
             "degraded": self.degraded,
             "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()},
         }
@@ -165,15 +184,17 @@ class Engine:
         embedder: Embedder | None,
         llm: AnswerWriter | None = None,
         params: FilterParams | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.db = db
         # the profile's RRF knobs for this model, when calibration chose them
         self.settings = fusion_settings(settings, embedder.model_id if embedder else None)
         self.embedder = embedder
         self.llm = llm
+        self.reranker = reranker
         if params is None:
             params, self.profile_path = filter_params(
-                settings, embedder.model_id if embedder else None
+                settings, embedder.model_id if embedder else None, reranker=reranker
             )
         else:
             self.profile_path = None
@@ -206,6 +227,8 @@ class Engine:
         """Fused candidates with their evidence and whether the filter admits each.
 
         ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
+        Candidates of superseded documents are left out (listed in ``hidden``), the reranker (if
+        any) re-orders the top ones, and candidates of stale documents follow the fresh ones.
         """
         q = self.validate(question)
         r = retrieve(
@@ -218,6 +241,7 @@ class Engine:
             vector=vector,
             filters=filters,
         )
+        hidden, standings = self._standing(owner_id, r)
         judgements = judge(r, params or self.params)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
@@ -227,9 +251,18 @@ class Engine:
             and not any(d.get("component") == "vector" for d in r.degraded)
         )
         hits = [
-            Hit(c, j, vector_pending=vectors_ran and c.distance is None)
+            Hit(
+                c,
+                j,
+                vector_pending=vectors_ran and c.distance is None,
+                standing=standings.get(c.document_id),
+            )
             for c, j in zip(r.candidates, judgements, strict=True)
         ]
+        hits = self._rerank(q, hits, r)
+        # stale documents after fresh ones, each group in its (reranked) fused order
+        hits.sort(key=lambda h: h.standing is not None and h.standing.stale)
+        record_retrieval(r.timings_ms)
         degraded = list(r.degraded)
         pending = sum(h.vector_pending for h in hits)
         if pending:
@@ -244,7 +277,52 @@ class Engine:
             )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, degraded, r)
+        return SearchResult(q, r.query.lang, hits, degraded, r, hidden)
+
+    def _standing(
+        self, owner_id: int | None, r: Retrieval
+    ) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
+        """Drop superseded documents' candidates from ``r``; the dropped, and the stale by id."""
+        if owner_id is None or not r.candidates:
+            return [], {}
+        try:
+            with self.db.connection() as conn:
+                found = standing(conn, owner_id, [c.document_id for c in r.candidates])
+                conn.commit()
+        except psycopg.Error as e:  # fail open: answer without the standing, and say so
+            message = " ".join(str(e).split())
+            r.degraded.append({"component": "standing", "reason": "error", "message": message})
+            return [], {}
+        hidden = [
+            {"source_id": c.source_id, "chunk_id": c.chunk_id, "superseded_by": s.superseded_by}
+            for c in r.candidates
+            if (s := found.get(c.document_id)) is not None and s.superseded_by
+        ]
+        if hidden:
+            r.candidates = [
+                c
+                for c in r.candidates
+                if (s := found.get(c.document_id)) is None or not s.superseded_by
+            ]
+        return hidden, found
+
+    def _rerank(self, question: str, hits: list[Hit], r: Retrieval) -> list[Hit]:
+        """The top ``rerank_top`` hits in the reranker's order; unchanged when it fails."""
+        top = hits[: self.settings.rerank_top]
+        if self.reranker is None or len(top) < 2:
+            return hits
+        order, scores, why, seconds = rerank_order(
+            self.reranker, question, [h.candidate.text for h in top], self.settings.rerank_timeout
+        )
+        r.timings_ms["rerank"] = seconds * 1000
+        if why is not None:
+            log.warning("reranker failed, keeping the fused order: %s", why["message"])
+            r.degraded.append(why)
+            return hits
+        assert order is not None
+        for h, score in zip(top, scores, strict=True):
+            h.rerank_score = score
+        return [top[i] for i in order] + hits[len(top) :]
 
     def ask(
         self,
@@ -275,7 +353,7 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement, vector_pending=h.vector_pending),
+                h.evidence,
             )
             for h in passed
         ]

@@ -3,6 +3,7 @@
 Routes (OpenAPI at ``/schema/openapi.json``, docs pages under ``/schema``):
 
 - ``GET /healthz`` (process up), ``GET /readyz`` (database, migrations, embedder);
+- ``GET /metrics``: Prometheus metrics, unless ``RAG_METRICS`` is off (rag.api_observability);
 - ``POST /v1/search``, ``POST /v1/ask``, ``POST /v1/chat/completions``, ``GET /v1/models``;
 - ``POST|GET /v1/documents``, ``GET|DELETE /v1/documents/{id or source_id}``, ``GET /v1/stats``;
 - ``GET /``: the chat page when ``rag/static/index.html`` exists; its assets under ``/static``.
@@ -38,9 +39,11 @@ from litestar.params import JSONBody
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 
-from rag import api_chat, api_documents
+from rag import api_chat, api_documents, metrics
 from rag.answer import AnswerWriter
-from rag.api_chat import check_question
+from rag.api_chat import check_question, parse_filter
+from rag.api_observability import RequestObservation
+from rag.api_observability import metrics as metrics_route
 from rag.api_problems import (
     EXCEPTION_HANDLERS,
     QUESTION_ERRORS,
@@ -55,6 +58,7 @@ from rag.db import Database
 from rag.embed_queue import embedding_status
 from rag.embedders import Embedder, make_embedder
 from rag.llm import make_llm
+from rag.rerank import Reranker, make_reranker
 from rag.settings import Settings
 from rag.store import owner_stats
 
@@ -137,8 +141,12 @@ def search(
     """The fused candidates with their evidence (the shape of ``rag search --json``)."""
     caller: Caller = request.user
     check_question(data.question, services.settings)
+    filters = parse_filter(data.filter)
     engine = services.engine(caller)
-    result = engine.search(caller.owner_id, data.question, mode=data.mode, limit=data.limit)
+    result = engine.search(
+        caller.owner_id, data.question, mode=data.mode, limit=data.limit, filters=filters
+    )
+    metrics.record_degraded(result.degraded)
     return result.as_dict()
 
 
@@ -172,6 +180,7 @@ def create_app(
     db: Database | None = None,
     embedder: Embedder | None = _UNSET,
     llm: AnswerWriter | None = _UNSET,
+    reranker: Reranker | None = _UNSET,
 ) -> Litestar:
     """The service as an ASGI application.
 
@@ -181,6 +190,7 @@ def create_app(
             migrated, on startup from ``settings``, and closed on shutdown.
         embedder: default: the one ``settings.embedder`` names; ``None``: full text only.
         llm: the chat model; default: the one ``settings.llm_url`` points at, if any.
+        reranker: default: the one ``settings.rerank`` names (none unless set).
 
     Raises:
         ConfigError: the settings name an unknown embedder or are incomplete.
@@ -189,6 +199,7 @@ def create_app(
         settings=settings,
         embedder=make_embedder(settings) if embedder is _UNSET else embedder,
         llm=make_llm(settings) if llm is _UNSET else llm,
+        reranker=make_reranker(settings) if reranker is _UNSET else reranker,
     )
 
     async def startup(app: Litestar) -> None:
@@ -216,10 +227,11 @@ def create_app(
         security=[{"bearer": []}],
         request_max_body_size=question_body_limit(settings),
     )
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             healthz,
             readyz,
+            *([metrics_route] if settings.metrics else []),
             index,
             v1,
             v1_questions,
@@ -251,4 +263,10 @@ def create_app(
             ),
         ),
         debug=False,
+        # logging is rag's (rag.logs: format, request ids); Litestar's default would replace it
+        logging_config=None,
     )
+    # Around the router and its exception handling, so that routing errors (404, 405) get a
+    # request id and are counted too; Litestar's own middleware runs only for matched routes.
+    app.asgi_handler = RequestObservation(app.asgi_handler, metrics=settings.metrics)
+    return app

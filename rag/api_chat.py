@@ -36,6 +36,7 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
+from rag import metrics
 from rag.answer import Answer, Engine, SearchResult, cited, not_found
 from rag.api_problems import (
     ANSWER_ERRORS,
@@ -47,9 +48,11 @@ from rag.api_problems import (
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
-from rag.errors import LLMError
+from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.followup import Rewrite, search_followup, useful_history
 from rag.llm import AbstentionGate
+from rag.logs import request_id
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -108,6 +111,17 @@ def check_question(question: str, settings: Settings, field: str = "question") -
             f"the question is {len(question)} characters; "
             f"the limit is {settings.max_question_chars}",
         )
+
+
+def parse_filter(raw: dict[str, Any] | None) -> SearchFilter | None:
+    """The request's ``filter`` as a SearchFilter (None when absent or empty); 422 when invalid."""
+    if raw is None:
+        return None
+    try:
+        parsed = SearchFilter.from_mapping(raw)
+    except InputError as e:
+        raise field_error("filter", str(e)) from None
+    return None if parsed.empty else parsed
 
 
 def check_history(
@@ -220,6 +234,7 @@ def _stream_error(e: Exception) -> dict[str, Any]:
         "status": 500,
         "detail": "the answer stream failed; see the server log",
         "kind": "internal",
+        "request_id": request_id.get(),
     }
 
 
@@ -234,6 +249,7 @@ def ask_events(
             elif kind == "delta":
                 data = {"text": value}
             else:
+                metrics.record_answer(value)
                 data = {**value.as_dict(), "question": rewrite.question}
             yield ServerSentEventMessage(data=_json(data), event=kind)
     # Everything is caught: the stream has begun, so the status line cannot change any more,
@@ -262,13 +278,15 @@ def ask(
     history = check_history(
         [{"role": t.role, "content": t.content} for t in data.history], services.settings
     )
+    filters = parse_filter(data.filter)
     engine = services.engine(caller)
     rewrite, result = search_followup(
-        engine, caller.owner_id, data.question, history, llm=services.completer
+        engine, caller.owner_id, data.question, history, llm=services.completer, filters=filters
     )
     if data.stream:
         return EventStream(ask_events(engine, result, history, rewrite))
     answer = engine.answer_from(result, history=history)
+    metrics.record_answer(answer)
     return {**answer.as_dict(), "question": rewrite.question}
 
 
@@ -367,6 +385,7 @@ def completion_chunks(
             elif kind == "delta":
                 yield chunk({"content": value})
             else:
+                metrics.record_answer(value)
                 if footer := sources_footer(value):
                     yield chunk({"content": footer})
                 yield chunk({}, "stop", rag={**value.as_dict(), "question": rewrite.question})
@@ -389,14 +408,17 @@ def chat_completions(
     """OpenAI-compatible chat: the last user message is the question, earlier turns the context."""
     caller: Caller = request.user
     question, history = split_messages(data.messages, services.settings)
+    filters = parse_filter(data.filter)
     engine = services.engine(caller)
     rewrite, result = search_followup(
-        engine, caller.owner_id, question, history, llm=services.completer
+        engine, caller.owner_id, question, history, llm=services.completer, filters=filters
     )
     model = data.model or MODEL_ID
     if data.stream:
         return EventStream(completion_chunks(engine, result, history, rewrite, model))
-    return completion(engine.answer_from(result, history=history), rewrite, model)
+    answer = engine.answer_from(result, history=history)
+    metrics.record_answer(answer)
+    return completion(answer, rewrite, model)
 
 
 @get("/models", sync_to_thread=False, responses=problem_responses(*V1_ERRORS))

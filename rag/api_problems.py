@@ -1,7 +1,8 @@
 """Errors as RFC 9457 problem details: one mapping from error kinds to HTTP, at the edge only.
 
 Every error response is ``application/problem+json`` with ``type``, ``title``, ``status``,
-``detail``, ``instance`` (the request path) and ``kind``. ``type`` is
+``detail``, ``instance`` (the request path), ``kind`` and ``request_id`` (the one in the
+``X-Request-ID`` header and the server's log lines). ``type`` is
 ``https://rag.example/problems/<kind>``: stable per kind, never dereferenced by rag; ``kind``
 repeats its last segment so that clients can switch on it. The kinds of :mod:`rag.errors` keep
 their names.
@@ -59,6 +60,7 @@ from rag.errors import (
     TooLarge,
     UnsupportedFormat,
 )
+from rag.logs import request_id
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +180,8 @@ def problem(
     }
     if instance:
         body["instance"] = instance
+    if (rid := request_id.get()) is not None:
+        body["request_id"] = rid
     body.update(extra)
     all_headers = dict(headers or {})
     if kind in _RETRY:

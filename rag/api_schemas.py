@@ -1,4 +1,9 @@
-"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI."""
+"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI.
+
+``filter`` (search, ask, chat) narrows retrieval to documents by metadata:
+``{"source_prefix", "metadata", "date_from", "date_to", "lang"}``, checked by
+:meth:`rag.filters.SearchFilter.from_mapping`.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ class SearchIn(Struct):
     question: Question
     mode: Literal["hybrid", "fts", "vector"] = "hybrid"
     limit: Annotated[int, Meta(ge=1, le=200)] = 10
+    filter: dict[str, Any] | None = None
 
 
 class AskIn(Struct):
@@ -30,6 +36,7 @@ class AskIn(Struct):
     question: Question
     history: list[Turn] = []
     stream: bool = False
+    filter: dict[str, Any] | None = None
 
 
 class DocumentIn(Struct):
@@ -55,3 +62,5 @@ class ChatIn(Struct):
     messages: Annotated[list[ChatMessage], Meta(min_length=1)]
     model: str = "rag"
     stream: bool = False
+    # not OpenAI's: clients that do not know it never send it
+    filter: dict[str, Any] | None = None

@@ -7,17 +7,18 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rag import bulk_load
+from rag import bulk_load, metrics
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
-from rag.embed_queue import EmbedWorker
+from rag.embed_queue import EmbedWorker, queue_depth
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
 from rag.loaders import LoadedDocument, LoadFailure
 from rag.relevance import FilterParams
+from rag.rerank import Reranker
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
 
@@ -32,11 +33,16 @@ class Services:
     """
 
     def __init__(
-        self, settings: Settings, embedder: Embedder | None, llm: AnswerWriter | None
+        self,
+        settings: Settings,
+        embedder: Embedder | None,
+        llm: AnswerWriter | None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.llm = llm
+        self.reranker = reranker
         self.db: Database | None = None
         self.monitor: HealthMonitor | None = None
         self.params: FilterParams | None = None
@@ -73,7 +79,9 @@ class Services:
             # an interrupted bulk load's indexes (rag.bulk_load)
             bulk_load.rebuild(conn)
             conn.commit()
-        self.params = Engine(self.db, self.settings, self.embedder).params
+        self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
+        metrics.watch_pool(id(self), self._pool_stats)
+        metrics.watch_queue(id(self), self._queue_depth)
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -96,7 +104,21 @@ class Services:
             log.error("embedder failed to load: %s", e)
             self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
 
+    def _pool_stats(self) -> dict[str, int] | None:
+        # read through self.db at each scrape: the database may have been reopened meanwhile
+        return self.db.pool.get_stats() if self.db is not None else None
+
+    def _queue_depth(self) -> int | None:
+        # a scrape must not fail, nor wait long, because the database is down
+        if self.db is None or (self.db.health is not None and not self.db.health.up):
+            return None
+        try:
+            return queue_depth(self.db)
+        except Exception:  # noqa: BLE001 - the gauge is left out of this scrape
+            return None
+
     def close(self) -> None:
+        metrics.unwatch_pool(id(self))
         for worker in self.workers:
             worker.stop()
         if self.monitor is not None:
@@ -137,7 +159,12 @@ class Services:
     def engine(self, caller: Caller) -> Engine:
         """The answering pipeline, confined to the caller's owner."""
         return Engine(
-            self.scoped(caller), self.settings, self.embedder, self.llm, params=self.params
+            self.scoped(caller),
+            self.settings,
+            self.embedder,
+            self.llm,
+            params=self.params,
+            reranker=self.reranker,
         )
 
     def ingest(

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from rag.errors import RagError
+from rag.logs import configure as configure_logging
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER
 
@@ -91,16 +92,17 @@ def _terminate(signum: int, frame: Any) -> None:
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """rag: question answering over your own documents that knows when it does not know."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     signal.signal(signal.SIGTERM, _terminate)
     try:
         settings = Settings.from_env()
     except RagError as e:
         click.echo(f"rag: error: {e}", err=True)
         sys.exit(1)
+    configure_logging(
+        settings.log_format,
+        logging.INFO if verbose else logging.WARNING,
+        log_text=settings.log_text,
+    )
     app = App(settings)
     ctx.obj = app
     ctx.call_on_close(app.close)
@@ -279,7 +281,7 @@ def documents() -> None:
 @pass_app
 @fails_cleanly
 def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) -> None:
-    """List documents (id, source_id, chunks, title)."""
+    """List documents (id, chunks, source_id, title; [stale] or [superseded by ...])."""
     from rag.store import list_documents
 
     owner_id = app.owner_id(owner)
@@ -291,8 +293,12 @@ def documents_list(app: App, owner: str, limit: int, after: int, as_json: bool) 
         echo_json(rows)
         return
     for r in rows:
+        standing = {"fresh": "", "stale": "  [stale]"}.get(
+            r["standing"], f"  [superseded by {r['superseded_by']}]"
+        )
         click.echo(
-            f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  {r['title'] or ''}"
+            f"{r['document_id']:>6}  {r['chunks']:>4} chunks  {r['source_id']}  "
+            f"{r['title'] or ''}{standing}"
         )
 
 

@@ -2,20 +2,104 @@
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from rag.cli import App, cli, echo_json, fails_cleanly, json_option, owner_option, pass_app
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _filter_args(narrow: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "source_prefix": narrow["source_prefix"],
+        "meta": narrow["meta"],
+        "date_from": narrow["date_from"],
+        "date_to": narrow["date_to"],
+        "lang": narrow["doc_lang"],
+    }
+
 
 def engine(app: App) -> Any:
-    """The answering pipeline with this invocation's database, embedder and LLM."""
+    """The answering pipeline with this invocation's database, embedder, LLM and reranker."""
     from rag.answer import Engine
     from rag.llm import make_llm
+    from rag.rerank import make_reranker
 
-    return Engine(app.db, app.settings, app.embedder, make_llm(app.settings))
+    return Engine(
+        app.db,
+        app.settings,
+        app.embedder,
+        make_llm(app.settings),
+        reranker=make_reranker(app.settings),
+    )
+
+
+def filter_options(fn: F) -> F:
+    """--source-prefix, --meta KEY=VALUE..., --date-from, --date-to, --lang."""
+    options = [
+        click.option(
+            "--source-prefix", default=None, help="Only documents whose source_id starts so."
+        ),
+        click.option(
+            "--meta",
+            "meta",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Only documents whose metadata has KEY equal to VALUE (repeatable; a JSON number, "
+            'true/false or "quoted string" keeps its type, anything else is a string).',
+        ),
+        click.option(
+            "--date-from", default=None, metavar="YYYY-MM-DD", help="Document date on or after."
+        ),
+        click.option(
+            "--date-to", default=None, metavar="YYYY-MM-DD", help="Document date on or before."
+        ),
+        click.option("--lang", "doc_lang", default=None, help="Only documents in this language."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def parse_filter(
+    source_prefix: str | None,
+    meta: tuple[str, ...],
+    date_from: str | None,
+    date_to: str | None,
+    lang: str | None,
+) -> Any:
+    """The options as a SearchFilter (None when none is given).
+
+    Raises:
+        InputError: a malformed KEY=VALUE, a bad date or any check of SearchFilter.from_mapping.
+    """
+    from rag.errors import InputError
+    from rag.filters import SearchFilter
+
+    pairs: dict[str, Any] = {}
+    for item in meta:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"--meta takes KEY=VALUE, not {item[:60]!r}")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        pairs[key] = value if isinstance(value, str | int | float | bool) else raw
+    raw_filter = {
+        "source_prefix": source_prefix,
+        "metadata": pairs,
+        "date_from": date_from,
+        "date_to": date_to,
+        "lang": lang,
+    }
+    parsed = SearchFilter.from_mapping(raw_filter)
+    return None if parsed.empty else parsed
 
 
 @cli.command("keys")
@@ -63,12 +147,24 @@ def keys_command(text: str, lang: str | None, as_json: bool) -> None:
     "--mode", type=click.Choice(["hybrid", "fts", "vector"]), default="hybrid", show_default=True
 )
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 200))
+@filter_options
 @json_option
 @pass_app
 @fails_cleanly
-def search(app: App, question: str, owner: str, mode: str, limit: int, as_json: bool) -> None:
+def search(
+    app: App,
+    question: str,
+    owner: str,
+    mode: str,
+    limit: int,
+    as_json: bool,
+    **narrow: Any,
+) -> None:
     """Show the fused candidates for QUESTION with their ranks, distance and evidence."""
-    result = engine(app).search(app.owner_id(owner), question, mode=mode, limit=limit)  # type: ignore[arg-type]
+    filters = parse_filter(**_filter_args(narrow))
+    result = engine(app).search(
+        app.owner_id(owner), question, mode=mode, limit=limit, filters=filters
+    )
     if as_json:
         echo_json(result.as_dict())
         return
@@ -83,6 +179,10 @@ def search(app: App, question: str, owner: str, mode: str, limit: int, as_json: 
             f"  vec {c.vector_rank or '-'}  dist {dist}  cover {j.coverage:.2f}  [{verdict}]"
         )
         click.echo(f"    {' '.join(c.text.split())[:160]}")
+    for h in result.hidden:
+        click.echo(
+            f"hidden: {h['source_id']} #{h['chunk_id']} (superseded by {h['superseded_by']})"
+        )
     if not result.hits:
         click.echo("no candidates")
 
@@ -90,12 +190,14 @@ def search(app: App, question: str, owner: str, mode: str, limit: int, as_json: 
 @cli.command()
 @click.argument("question")
 @owner_option
+@filter_options
 @json_option
 @pass_app
 @fails_cleanly
-def ask(app: App, question: str, owner: str, as_json: bool) -> None:
+def ask(app: App, question: str, owner: str, as_json: bool, **narrow: Any) -> None:
     """Answer QUESTION from the knowledge base, or say that it is not there."""
-    answer = engine(app).ask(app.owner_id(owner), question)
+    filters = parse_filter(**_filter_args(narrow))
+    answer = engine(app).ask(app.owner_id(owner), question, filters=filters)
     if as_json:
         echo_json(answer.as_dict())
         return

@@ -99,6 +99,10 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
         host=settings.host,
         port=settings.port,
         log_level="info" if verbose else "warning",
+        # uvicorn's records go to rag's handler (RAG_LOG_FORMAT, request ids); rag.access logs
+        # each request with its id, so uvicorn's own access lines would only repeat it
+        log_config=None,
+        access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
     server = uvicorn.Server(config)

@@ -108,6 +108,20 @@ def worker_name(role: str) -> str:
     return f"{role}@{socket.gethostname()}:{os.getpid()}:{threading.get_ident() % 100000}"
 
 
+# Every owner's waiting chunks, counted up to a cap so that a scrape during a huge load stays cheap.
+QUEUE_DEPTH = """
+SELECT count(*) FROM (SELECT 1 FROM chunks WHERE embedding IS NULL LIMIT %(cap)s) AS waiting
+"""
+
+
+def queue_depth(db: Database, cap: int = 1_000_000) -> int:
+    """Chunks waiting for a vector, in all owners (at most ``cap``): the /metrics gauge."""
+    with db.connection() as conn:
+        row = conn.execute(QUEUE_DEPTH, {"cap": cap}).fetchone()
+        conn.commit()
+    return int(row[0]) if row else 0
+
+
 def queued(db: Database, owner_id: int) -> int:
     """The owner's chunks waiting for a vector."""
     with db.connection() as conn:

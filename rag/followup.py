@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.errors import LLMError
+from rag.logs import private
 from rag.question_keys import QueryKeys, QueryWord, query_keys
 from rag.text import tokenize
 
 if TYPE_CHECKING:
     from rag.answer import Engine, SearchResult
+    from rag.filters import SearchFilter
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +233,7 @@ def search_followup(
     history: Sequence[Mapping[str, Any]],
     *,
     llm: Completer | None = None,
+    filters: SearchFilter | None = None,
 ) -> tuple[Rewrite, SearchResult]:
     """Rewrite a follow-up, search for it, and fall back to the question as asked if that fails.
 
@@ -241,12 +244,13 @@ def search_followup(
     rewrite = standalone_question(
         question, history, llm=llm, max_chars=engine.settings.max_question_chars
     )
-    result = engine.search(owner_id, rewrite.question)
+    result = engine.search(owner_id, rewrite.question, filters=filters)
     if rewrite.rewritten and not any(h.judgement.passed for h in result.hits):
-        plain = engine.search(owner_id, question)
+        plain = engine.search(owner_id, question, filters=filters)
         if any(h.judgement.passed for h in plain.hits):
             log.info(
-                "follow-up rewrite %r found nothing; the question as asked did", rewrite.question
+                "follow-up rewrite %s found nothing; the question as asked did",
+                private(rewrite.question),
             )
             rewrite = dataclasses.replace(rewrite, question=question, method="none")
             result = plain

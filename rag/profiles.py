@@ -4,6 +4,10 @@ A profile is a small JSON file ``{"model_id", "params": {...}, ...}``. Retrieval
 the configured model automatically: ``RAG_PROFILE`` names a file explicitly; otherwise
 ``<data_dir>/profiles/<slug>.json`` (written by ``rag calibrate``) wins over the profile shipped
 in ``rag/profiles/``. Without a profile the settings' values apply.
+
+A pipeline with a reranker is another model setting: its profile is looked up under
+:func:`rag.rerank.pipeline_id` (``<model>+rerank=<reranker>``) first, and only then under the
+embedding model's own id.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from rag.errors import ConfigError
 from rag.relevance import FilterParams
+from rag.rerank import Reranker, pipeline_id
 from rag.settings import Settings
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
@@ -51,14 +56,21 @@ def read_profile(path: Path) -> dict[str, Any]:
     return data
 
 
-def filter_params(settings: Settings, model_id: str | None) -> tuple[FilterParams, Path | None]:
+def filter_params(
+    settings: Settings, model_id: str | None, *, reranker: Reranker | None = None
+) -> tuple[FilterParams, Path | None]:
     """The filter's parameters for ``model_id``: its profile over the settings' values."""
     params = FilterParams.from_settings(settings)
-    path = profile_path(settings, model_id) if model_id else None
+    pipeline = pipeline_id(model_id, reranker) if model_id else None
+    path = None
+    if pipeline and pipeline != model_id:
+        path = profile_path(settings, pipeline)
+    if path is None and model_id:
+        path = profile_path(settings, model_id)
     if path is None:
         return params, None
     data = read_profile(path)
-    if model_id and data.get("model_id") not in (None, model_id):
+    if model_id and data.get("model_id") not in (None, model_id, pipeline):
         raise ConfigError(
             f"calibration profile {path} is for {data.get('model_id')}, not {model_id}; "
             "run `rag calibrate` for this model"

@@ -80,6 +80,13 @@ SETTINGS_DOC: dict[str, str] = {
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
+    "metrics": "serve Prometheus metrics at GET /metrics (not behind the API key); off: no route",
+    "log_format": "log lines as text or json (one object per line, with the request id)",
+    "log_text": "debug only: put question and document text into log lines (default: lengths)",
+    "rerank": "reranker after fusion: none or cross-encoder (sentence-transformers)",
+    "rerank_model": "cross-encoder model name or local path for the reranker",
+    "rerank_top": "fused candidates the reranker re-orders (the rest keep their place after them)",
+    "rerank_timeout": "seconds the reranker may take before the fused order stands",
 }
 
 
@@ -148,6 +155,21 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
+    metrics: bool = True
+    log_format: str = "text"
+    log_text: bool = False
+    rerank: str = "none"
+    rerank_model: str = ""
+    rerank_top: int = 20
+    rerank_timeout: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.log_format not in ("text", "json"):
+            raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")
+        if self.rerank not in ("none", "cross-encoder"):
+            raise ConfigError(
+                f"Unsupported rerank: {self.rerank} (choose from none, cross-encoder)"
+            )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -23,27 +23,44 @@ RETURNING owner_id
 """
 FIND_OWNER = "SELECT owner_id FROM owners WHERE name = %(name)s"
 
-LIST_DOCUMENTS = """
+# A document's standing (rag.freshness): superseded (another document's metadata.supersedes names
+# its source_id), stale (its metadata.status) or fresh. The probe uses migration 007's index.
+STANDING_COLUMNS = """
+       CASE WHEN sup.source_id IS NOT NULL THEN 'superseded'
+            WHEN lower(d.metadata->>'status') = 'stale' THEN 'stale'
+            ELSE 'fresh' END AS standing,
+       sup.source_id AS superseded_by"""
+STANDING_JOIN = """
+LEFT JOIN LATERAL (
+    SELECT n.source_id FROM documents n
+    WHERE n.owner_id = d.owner_id AND n.metadata ? 'supersedes'
+      AND n.metadata->>'supersedes' = d.source_id AND n.document_id <> d.document_id
+    ORDER BY n.document_id LIMIT 1
+) sup ON true"""
+
+LIST_DOCUMENTS = f"""
 SELECT d.document_id, d.source_id, d.title, d.lang, d.char_count, d.metadata,
        d.created_at, d.updated_at,
        (SELECT count(*) FROM chunks c
-         WHERE c.owner_id = d.owner_id AND c.document_id = d.document_id) AS chunks
-FROM documents d
+         WHERE c.owner_id = d.owner_id AND c.document_id = d.document_id) AS chunks,
+{STANDING_COLUMNS}
+FROM documents d{STANDING_JOIN}
 WHERE d.owner_id = %(owner_id)s AND d.document_id > %(after)s
 ORDER BY d.document_id
 LIMIT %(limit)s
 """
 
-GET_DOCUMENT = """
+GET_DOCUMENT = f"""
 SELECT d.document_id, d.source_id, d.title, d.lang, d.char_count, d.metadata,
        encode(d.content_hash, 'hex') AS content_hash, d.created_at, d.updated_at,
        (SELECT count(*) FROM chunks c
          WHERE c.owner_id = d.owner_id AND c.document_id = d.document_id) AS chunks,
        (SELECT count(*) FROM chunks c
          WHERE c.owner_id = d.owner_id AND c.document_id = d.document_id
-           AND c.embedding IS NULL) AS unembedded
-FROM documents d
-WHERE d.owner_id = %(owner_id)s AND {where}
+           AND c.embedding IS NULL) AS unembedded,
+{STANDING_COLUMNS}
+FROM documents d{STANDING_JOIN}
+WHERE d.owner_id = %(owner_id)s AND {{where}}
 """
 
 DELETE_DOCUMENT = """

@@ -70,7 +70,7 @@ def answer_calls(fake: FakeLLM) -> list[dict[str, Any]]:
 
 def test_search_has_the_cli_json_shape(plain: LiveServer) -> None:
     r = plain.client.post("/v1/search", json={"question": ASK_NOVAK, "limit": 3}).json()
-    assert set(r) == {"question", "lang", "hits", "degraded", "timings_ms"}
+    assert set(r) == {"question", "lang", "hits", "hidden", "degraded", "timings_ms"}
     assert r["lang"] == "cs" and 1 <= len(r["hits"]) <= 3
     top = r["hits"][0]
     assert top["source_id"] == NOVAK and top["passed"] is True

@@ -1,0 +1,93 @@
+"""Request ids, the access log and HTTP metrics: one ASGI layer around the whole application.
+
+:class:`RequestObservation` wraps Litestar's router and its exception handling, so it sees every
+request, including the 404s and 405s that never reach a route. For each request it
+
+* takes the client's ``X-Request-ID`` when it is sane (1-128 characters of ``[A-Za-z0-9._:/+=@-]``)
+  or makes one, puts it into the logging context (rag.logs) and echoes it in the response header
+  (problem details bodies carry it too, see rag.api_problems);
+* logs one ``rag.access`` line: method, path, route template, status, milliseconds;
+* counts the request and its latency by method, route template and status (rag.metrics), unless
+  metrics are off.
+
+``GET /metrics`` renders rag.metrics' registry in the Prometheus text format.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from litestar import Response, get
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from rag.logs import new_request_id, request_id, sane_request_id
+from rag.metrics import HTTP_LATENCY, HTTP_REQUESTS, REGISTRY
+
+access_log = logging.getLogger("rag.access")
+
+HEADER = b"x-request-id"
+_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+
+class RequestObservation:
+    """ASGI middleware: request id, access log line, request metrics."""
+
+    def __init__(self, app: Any, *, metrics: bool) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = None
+        for name, value in scope.get("headers", ()):
+            if name == HEADER:
+                given = sane_request_id(value.decode("latin-1"))
+                break
+        rid = given or new_request_id()
+        token = request_id.set(rid)
+        status = 500  # what a response that never started counts as
+        started = time.perf_counter()
+
+        async def send_with_id(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != HEADER]
+                message = {**message, "headers": [*headers, (HEADER, rid.encode("ascii"))]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - started
+            method = scope.get("method", "GET")
+            method = method if method in _METHODS else "OTHER"
+            # the template, not the path: /v1/documents/{ref:str} is one series, not one per id
+            route = scope.get("path_template") or "unmatched"
+            if self.metrics:
+                HTTP_REQUESTS.labels(method, route, str(status)).inc()
+                HTTP_LATENCY.labels(method, route, str(status)).observe(seconds)
+            access_log.info(
+                "%s %s %s %.1f ms",
+                method,
+                scope.get("path", ""),
+                status,
+                seconds * 1000,
+                extra={
+                    "method": method,
+                    "route": route,
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 2),
+                },
+            )
+            request_id.reset(token)
+
+
+@get("/metrics", sync_to_thread=False, include_in_schema=False)
+def metrics() -> Response[bytes]:
+    """Prometheus metrics (text exposition format)."""
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)
