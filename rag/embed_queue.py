@@ -22,15 +22,18 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import psycopg
+from pgvector.psycopg import register_vector
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import DatabaseError, EmbedderError
+from rag.errors import DatabaseError, DatabaseUnavailable, EmbedderError
 from rag.store import ensure_vector_index
 
 log = logging.getLogger(__name__)
@@ -130,8 +133,52 @@ def queued(db: Database, owner_id: int) -> int:
     return int(row[0]) if row else 0
 
 
+class Connections(Protocol):
+    """Where a batch gets its connection: the pool (``rag embed``) or the worker's own."""
+
+    def connection(self) -> AbstractContextManager[psycopg.Connection]: ...
+
+
+class OwnConnection:
+    """One connection of the worker's own, outside the pool: a batch holds its connection while
+    the model computes (seconds), which would take that connection from the requests."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._conn: psycopg.Connection | None = None
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        health = self.db.health
+        if health is not None and not health.up:
+            raise DatabaseUnavailable(f"the health probe finds {health.database_check()}")
+        try:
+            if self._conn is None or self._conn.closed:
+                self._conn = psycopg.connect(
+                    self.db.url, connect_timeout=5, application_name="rag-embed-worker"
+                )
+                register_vector(self._conn)
+                self._conn.commit()
+            yield self._conn
+        except psycopg.OperationalError as e:
+            self.close()
+            raise DatabaseUnavailable(f"database unavailable: {' '.join(str(e).split())}") from e
+        except BaseException:
+            if self._conn is not None and not self._conn.closed:
+                self._conn.rollback()  # the next batch starts clean
+            raise
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except psycopg.Error:
+                pass
+            self._conn = None
+
+
 def embed_batch(
-    db: Database, embedder: Embedder, *, limit: int, owner_id: int | None = None
+    db: Connections, embedder: Embedder, *, limit: int, owner_id: int | None = None
 ) -> int:
     """Claim, embed and write one batch in one transaction; the number of chunks embedded.
 
@@ -239,6 +286,7 @@ class EmbedWorker:
         self.embedded = 0
         self.last_error: str | None = None
         self.name = ""
+        self._own = OwnConnection(db)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -261,6 +309,12 @@ class EmbedWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        finally:
+            self._own.close()
+
+    def _loop(self) -> None:
         self.name = worker_name(self.role)
         backoff = self.first_backoff
         last_seen = 0.0
@@ -268,7 +322,7 @@ class EmbedWorker:
         while not self._stop.is_set():
             started = time.perf_counter()
             try:
-                n = embed_batch(self.db, self.embedder, limit=self.batch)
+                n = embed_batch(self._own, self.embedder, limit=self.batch)
             except EmbedderError as e:
                 self.last_error = str(e)
                 log.warning("embedding failed, chunks stay queued; retry in %.0f s: %s", backoff, e)
@@ -298,7 +352,7 @@ class EmbedWorker:
 
     def _record_quietly(self, statement: str, **params: object) -> None:
         try:
-            _record(self.db, statement, self.name, self.embedder.model_id, **params)
+            _record(self._own, statement, self.name, self.embedder.model_id, **params)
         except (psycopg.Error, DatabaseError) as e:  # informative only; never stop for it
             log.info("embedding worker state not recorded: %s", e)
 
@@ -347,7 +401,7 @@ def embedding_status(
     )
 
 
-def _record(db: Database, statement: str, worker: str, model: str, **params: object) -> None:
+def _record(db: Connections, statement: str, worker: str, model: str, **params: object) -> None:
     with db.connection() as conn:
         conn.execute(statement, {"worker": worker, "model": model, **params})
         conn.commit()

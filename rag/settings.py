@@ -105,7 +105,7 @@ class Settings:
     embed_threads: int = 0
     embed_worker: bool = True
     embed_workers: int = 1
-    embed_worker_batch: int = 16
+    embed_worker_batch: int = 4
     embed_timeout: float = 3.0
     embed_cache: str = ""
     chunk_size: int = 1000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,12 +83,23 @@ def test_indexes_a_killed_bulk_load_dropped_come_back_at_the_next_ingestion(
 ) -> None:
     Ingestor(empty_db, empty_db.settings, None, "a").add_all([doc(i) for i in range(5)])
     with psycopg.connect(empty_db.url) as killed:
+        killed_pid = killed.info.backend_pid
         assert set(bulk_load.drop(killed)) == GIN
         with empty_db.connection() as conn:
             assert gin_indexes(conn) == set()
             # while the load's session lives, nobody builds them back under it
             assert bulk_load.rebuild(conn) == []
-    # its session is gone (the process died): the next ingestion repairs
+    # its session is gone (the process died): once the server has let go of it, the next
+    # ingestion repairs
+    deadline = time.monotonic() + 10
+    with empty_db.connection() as conn:
+        while conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (killed_pid,)
+        ).fetchone() != (0,):
+            assert time.monotonic() < deadline, "the closed session never ended"
+            conn.commit()
+            time.sleep(0.05)
+        conn.commit()
     Ingestor(empty_db, empty_db.settings, None, "b")
     with empty_db.connection() as conn:
         assert gin_indexes(conn) == GIN
