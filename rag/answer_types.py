@@ -187,12 +187,12 @@ QUESTION_TYPES: dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]] = {
 
 # Lemmas (or forms) that make a "how much" question ask for a sum of money.
 PRICE_CUES: dict[str, frozenset[str]] = {
-    "cs": _table("stát stojit zaplatit platit cena činit koruna kč stát"),
-    "sk": _table("stáť zaplatiť platiť cena koruna euro"),
-    "pl": _table("kosztować zapłacić płacić cena złoty"),
-    "de": _table("kosten zahlen bezahlen preis euro"),
-    "ru": _table("стоить платить заплатить цена рубль"),
-    "en": _table("cost costs pay paid price"),
+    "cs": _table("stát stojit zaplatit platit cena činit koruna kč peníze peněz částka"),
+    "sk": _table("stáť zaplatiť platiť cena koruna euro peniaze suma"),
+    "pl": _table("kosztować zapłacić płacić cena złoty pieniądze kwota"),
+    "de": _table("kosten zahlen bezahlen preis euro geld betrag"),
+    "ru": _table("стоить платить заплатить цена рубль деньги сумма"),
+    "en": _table("cost costs pay paid price money sum"),
 }
 
 _NUMBER_WORDS = _table(

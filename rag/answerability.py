@@ -54,6 +54,7 @@ class Sentence:
     start: int  # offsets into the chunk's text
     end: int
     keys: frozenset[str]  # its words' lemma, stem and prefix keys
+    forms: frozenset[str]  # its words, unaccented
     classes: tuple[tuple[str, tuple[str, ...]], ...]  # token classes held, with their tokens
 
 
@@ -89,7 +90,8 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         classes = sentence_classes(
             part, [t.surface for t in tokens], [t.form for t in tokens], lemmas, lang
         )
-        out.append(Sentence(start, end, keys, tuple(classes.items())))
+        forms = frozenset(t.form for t in tokens)
+        out.append(Sentence(start, end, keys, forms, tuple(classes.items())))
     return tuple(out)
 
 
@@ -104,6 +106,7 @@ class Need:
     prefixes: tuple[str, ...] = ()
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
+    form: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,8 @@ def question_needs(
         elif not is_frame(word_lemmas, w.form, lang):
             verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
             prefixes = tuple(k for k in w.keys if k[0] == "p")
-            ranked.append((int(verb), df, i, Need(w.surface, keys, df, "focus", prefixes)))
+            need = Need(w.surface, keys, df, "focus", prefixes, form=w.form)
+            ranked.append((int(verb), df, i, need))
         else:
             continue
         all_keys = tuple(dict.fromkeys([*w.keys, *form_keys.get(w.form, [])]))
@@ -248,13 +252,24 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
     return None
 
 
-def _focus_matched(need: Need, found: frozenset[str]) -> str | None:
-    """A focus word matches by lemma or stem, or, if the corpus knows it, by its prefix
-    ("otevřený" ~ "otevírací"); a word the corpus lacks cannot be almost in a window."""
+def _focus_matched(
+    need: Need, found: frozenset[str], forms: frozenset[str] = frozenset()
+) -> str | None:
+    """A focus word matches by lemma or stem; if the corpus knows it, by its 4-letter prefix
+    ("otevřený" ~ "otevírací"); and any word by a shared beginning of 6+ letters, a derivation
+    the lemmatizer does not join ("rezervace" ~ "rezervujete", "třebíčský" ~ "Třebíči"). Four
+    letters are too few for a word the corpus lacks ("kolibřík" ~ "kolik")."""
     by = _matched(need, found)
     if by is None and need.df > 0 and any(k in found for k in need.prefixes):
         return "prefix"
+    if by is None and len(need.form) >= _DERIVED:
+        stem = need.form[:_DERIVED]
+        if any(f.startswith(stem) for f in forms):
+            return "derived"
     return by
+
+
+_DERIVED = 6
 
 
 def assess(
@@ -284,12 +299,13 @@ def assess(
     for i in range(len(sents)):
         for j in range(i, min(i + window_size, len(sents))):
             found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
+            forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
             classes: dict[str, tuple[str, ...]] = {}
             for s in sents[i : j + 1]:
                 for c, tokens in s.classes:
                     classes[c] = classes.get(c, ()) + tokens
             req_ok = _required_met(needs.required, found)
-            foc_ok = sum(_focus_matched(f, found | titled) is not None for f in needs.focus)
+            foc_ok = sum(_focus_matched(f, found | titled, forms) is not None for f in needs.focus)
             token = (
                 None
                 if needs.answer_type is None
@@ -304,10 +320,10 @@ def assess(
                     cover += weight * prefix_credit
             score = (req_ok + foc_ok + int(type_ok), cover, -(j - i), -i)
             if best is None or score > best[0]:
-                best = (score, i, j, found, token, type_ok)
+                best = (score, i, j, found, forms, token, type_ok)
     if best is None:
         return Answerability(None, False, False, "empty", needs.answer_type, None)
-    _, i, j, found, type_token, type_ok = best
+    _, i, j, found, forms, type_token, type_ok = best
     required = []
     for r in needs.required:
         by = _matched(r, found)
