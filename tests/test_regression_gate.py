@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pytest
 
 from rag.answer import Engine
-from rag.cli_calibrate import DEFAULT_MAX_FALSE, DEFAULT_MIN_RECALL, UNGATED_TAGS
+from rag.cli_calibrate import DEFAULT_MAX_FALSE, DEFAULT_MIN_RECALL
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval_metrics import Report, retrieval_metrics, score
@@ -83,19 +83,20 @@ def test_answer_recall_floor(report: Report) -> None:
 
 
 def test_false_answer_ceiling(report: Report) -> None:
+    # Every not_found case counts: off-topic, near-topic, absent codes and names, split evidence.
     no_answer = [r for r in report.results if not r.case.answerable]
-    gated = [r for r in no_answer if not set(UNGATED_TAGS) & set(r.case.tags)]
-    near = [r for r in no_answer if set(UNGATED_TAGS) & set(r.case.tags)]
-    false = [r for r in gated if r.outcome == "false_answer"]
-    rate = len(false) / len(gated)
-    near_rate = sum(r.outcome == "false_answer" for r in near) / max(len(near), 1)
-    print(
-        f"false answers {rate:.3f} ({len(false)}/{len(gated)}); near-topic answered "
-        f"{near_rate:.3f} ({len(near)} cases, not gated)"
+    false = [r for r in no_answer if r.outcome == "false_answer"]
+    rate = len(false) / len(no_answer)
+    tags = sorted({t for r in no_answer for t in r.case.tags})
+    per_tag = ", ".join(
+        f"{t} {sum(r.outcome == 'false_answer' for r in no_answer if t in r.case.tags)}/"
+        f"{sum(t in r.case.tags for r in no_answer)}"
+        for t in tags
     )
-    assert len(gated) >= 30, f"only {len(gated)} off-topic/adversarial not_found cases"
+    print(f"false answers {rate:.3f} ({len(false)}/{len(no_answer)}); per tag: {per_tag}")
+    assert len(no_answer) >= 80, f"only {len(no_answer)} not_found cases"
     assert rate <= MAX_FALSE_ANSWERS, (
-        f"false answers {rate:.3f} ({len(false)}/{len(gated)}) > {MAX_FALSE_ANSWERS}\n"
+        f"false answers {rate:.3f} ({len(false)}/{len(no_answer)}) > {MAX_FALSE_ANSWERS}\n"
         + "\n".join(f"  {r.case.id}: {r.case.question!r} got {', '.join(r.sources)}" for r in false)
     )
 
