@@ -17,6 +17,7 @@ from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.llm import abstains
 from rag.profiles import filter_params
 from rag.relevance import FilterParams, Judgement, judge
@@ -77,6 +78,8 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
+    vector_pending: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -91,7 +94,7 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement),
+            "evidence": evidence(c, self.judgement, vector_pending=self.vector_pending),
             "passed": self.judgement.passed,
         }
 
@@ -140,9 +143,16 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
-    """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
-    return {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+def evidence(c: Candidate, j: Judgement, *, vector_pending: bool = False) -> dict[str, Any]:
+    """What admitted (or would have admitted) a candidate, for humans and for evaluation.
+
+    ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
+    judge it; the evidence says so.
+    """
+    found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    if vector_pending:
+        found["vector_pending"] = True
+    return found
 
 
 class Engine:
@@ -190,15 +200,50 @@ class Engine:
         limit: int | None = None,
         params: FilterParams | None = None,
         vector: Any = None,
+        filters: SearchFilter | None = None,
     ) -> SearchResult:
-        """Fused candidates with their evidence and whether the filter admits each."""
+        """Fused candidates with their evidence and whether the filter admits each.
+
+        ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
+        """
         q = self.validate(question)
-        r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        r = retrieve(
+            self.db,
+            self.settings,
+            self.embedder,
+            owner_id,
+            q,
+            mode=mode,
+            vector=vector,
+            filters=filters,
+        )
         judgements = judge(r, params or self.params)
-        hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
+        # A candidate without a distance while the vector retriever ran has no vector of the
+        # model yet: the word rules alone judged it.
+        vectors_ran = (
+            mode != "fts"
+            and self.embedder is not None
+            and not any(d.get("component") == "vector" for d in r.degraded)
+        )
+        hits = [
+            Hit(c, j, vector_pending=vectors_ran and c.distance is None)
+            for c, j in zip(r.candidates, judgements, strict=True)
+        ]
+        degraded = list(r.degraded)
+        pending = sum(h.vector_pending for h in hits)
+        if pending:
+            assert self.embedder is not None
+            degraded.append(
+                {
+                    "component": "embedding-queue",
+                    "reason": "not-embedded",
+                    "message": f"{pending} of {len(hits)} candidates have no vector of "
+                    f"{self.embedder.model_id} yet; the word rules alone judged them",
+                }
+            )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r)
+        return SearchResult(q, r.query.lang, hits, degraded, r)
 
     def ask(
         self,
@@ -208,9 +253,10 @@ class Engine:
         history: list[dict[str, str]] | None = None,
         params: FilterParams | None = None,
         use_llm: bool = True,
+        filters: SearchFilter | None = None,
     ) -> Answer:
         """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
-        result = self.search(owner_id, question, params=params)
+        result = self.search(owner_id, question, params=params, filters=filters)
         return self.answer_from(result, history=history or [], use_llm=use_llm)
 
     def answer_from(
@@ -228,7 +274,7 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement),
+                evidence(h.candidate, h.judgement, vector_pending=h.vector_pending),
             )
             for h in passed
         ]
