@@ -19,7 +19,7 @@ from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.filters import SearchFilter
 from rag.llm import abstains
-from rag.profiles import filter_params
+from rag.profiles import filter_params, fusion_settings
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
@@ -167,7 +167,8 @@ class Engine:
         params: FilterParams | None = None,
     ) -> None:
         self.db = db
-        self.settings = settings
+        # the profile's RRF knobs for this model, when calibration chose them
+        self.settings = fusion_settings(settings, embedder.model_id if embedder else None)
         self.embedder = embedder
         self.llm = llm
         if params is None:

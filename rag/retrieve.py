@@ -137,12 +137,15 @@ def retrieve(
     lang: str | None = None,
     vector: np.ndarray | None = None,
     filters: SearchFilter | None = None,
+    explain: list[str] | None = None,
 ) -> Retrieval:
     """Run full-text and vector retrieval for ``question`` and fuse them.
 
     Args:
         vector: a precomputed query vector (evaluation embeds questions in batches).
         filters: only chunks of documents that pass it take part, in both retrievers.
+        explain: when given, the statement's EXPLAIN (ANALYZE, BUFFERS) lines are appended to it
+            (the statement then runs twice).
 
     Raises:
         RetrievalError: both retrievers failed.
@@ -195,7 +198,7 @@ def retrieve(
         )
         plan = _plan(conn, settings, embedder, owner_id, n_chunks, filters, use_vec, params)
         try:
-            rows = _run(conn, plan, use_fts, use_vec, params)
+            rows = _run(conn, plan, use_fts, use_vec, params, explain)
         except psycopg.Error as e:
             conn.rollback()
             if not (use_fts and use_vec):
@@ -304,6 +307,7 @@ def _run(
     use_fts: bool,
     use_vec: bool,
     params: dict[str, Any],
+    explain: list[str] | None = None,
 ) -> list[Any]:
     if not use_fts and not use_vec:
         return []
@@ -347,7 +351,11 @@ def _run(
                             sql.Literal(plan.max_scan_tuples)
                         )
                     )
+            if explain is not None:
+                plan_cur = conn.execute(sql.SQL("EXPLAIN (ANALYZE, BUFFERS) ") + query, params)
             cur = conn.execute(query, params)
+        if explain is not None:
+            explain.extend(str(r[0]) for r in plan_cur.fetchall())
         return cur.fetchall()
 
 

@@ -24,13 +24,16 @@ CREATE FUNCTION rag_key_impact(tf float8, token_count integer) RETURNS real
     RETURN (tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * token_count / 150.0)))::real;
 
 CREATE TABLE key_top (
-    owner_id   bigint NOT NULL REFERENCES owners ON DELETE CASCADE,
+    -- no foreign key, as in word_stats: a per-row check would cost more than the insert; the
+    -- delete trigger below empties an owner's lists when its chunks go
+    owner_id   bigint NOT NULL,
     key        text COLLATE "C" NOT NULL,
     chunk_ids  bigint[] NOT NULL,
     impacts    real[] NOT NULL,
     cut        real,
     PRIMARY KEY (owner_id, key),
-    CHECK (cardinality(chunk_ids) = cardinality(impacts) AND cardinality(chunk_ids) <= 256)
+    -- at most 256 between statements; the insert trigger appends first and cuts back after
+    CHECK (cardinality(chunk_ids) = cardinality(impacts))
 );
 -- The arrays are read whole on every search; kept inline (uncompressed when they fit a page)
 -- they cost no detoasting. 256 postings take ~3 kB.
@@ -76,24 +79,40 @@ CREATE FUNCTION rag_key_top_build(p_owner bigint, p_key text,
 $$;
 
 CREATE FUNCTION rag_key_top_added() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    over_owners bigint[];
+    over_keys text[];
 BEGIN
-    INSERT INTO key_top AS t (owner_id, key, chunk_ids, impacts, cut)
-    SELECT b.owner_id, b.key, m.chunk_ids, m.impacts, m.cut
-    FROM (
-        SELECT n.owner_id, u.lexeme AS key, array_agg(n.chunk_id) AS ids,
-               array_agg(rag_key_impact(coalesce(array_length(u.positions, 1), 1), n.token_count)) AS imps
+    -- Append the statement's postings to each key's list in plain SQL (most keys are short
+    -- lists that simply grow); a cut list only takes them if one beats its cut. Lists that went
+    -- over 256 are cut back to their best 256 afterwards.
+    WITH added AS (
+        INSERT INTO key_top AS t (owner_id, key, chunk_ids, impacts, cut)
+        SELECT n.owner_id, u.lexeme, array_agg(n.chunk_id),
+               array_agg(rag_key_impact(coalesce(array_length(u.positions, 1), 1), n.token_count)),
+               NULL
         FROM new_chunks n, unnest(n.word_keys) u
         -- lemma, stem and prefix keys; form-map entries (m:) are never searched by chunk
         WHERE left(u.lexeme, 2) IN ('l:', 's:', 'p:')
         GROUP BY n.owner_id, u.lexeme
-    ) b
-    CROSS JOIN LATERAL rag_key_top_add(NULL, NULL, NULL, b.ids, b.imps, NULL) m
-    ORDER BY b.owner_id, b.key
-    ON CONFLICT (owner_id, key) DO UPDATE SET (chunk_ids, impacts, cut) = (
-        SELECT a.chunk_ids, a.impacts, a.cut
-        FROM rag_key_top_add(t.chunk_ids, t.impacts, t.cut,
-                             EXCLUDED.chunk_ids, EXCLUDED.impacts, EXCLUDED.cut) a
-    );
+        ORDER BY n.owner_id, u.lexeme
+        ON CONFLICT (owner_id, key) DO UPDATE
+            SET chunk_ids = t.chunk_ids || EXCLUDED.chunk_ids,
+                impacts = t.impacts || EXCLUDED.impacts
+            WHERE t.cut IS NULL OR (SELECT max(i) FROM unnest(EXCLUDED.impacts) i) > t.cut
+        RETURNING t.owner_id, t.key, cardinality(t.chunk_ids) AS n
+    )
+    SELECT array_agg(owner_id), array_agg(key) INTO over_owners, over_keys
+    FROM added WHERE n > 256;
+
+    IF over_keys IS NOT NULL THEN
+        UPDATE key_top t SET (chunk_ids, impacts, cut) = (
+            SELECT a.chunk_ids, a.impacts, a.cut
+            FROM rag_key_top_add(t.chunk_ids, t.impacts, t.cut, NULL, NULL, NULL) a
+        )
+        FROM unnest(over_owners, over_keys) AS h(owner_id, key)
+        WHERE t.owner_id = h.owner_id AND t.key = h.key;
+    END IF;
     RETURN NULL;
 END $$;
 
@@ -150,17 +169,45 @@ CREATE TRIGGER chunks_top_added AFTER INSERT ON chunks
 CREATE TRIGGER chunks_top_removed AFTER DELETE ON chunks
     REFERENCING OLD TABLE AS old_chunks FOR EACH STATEMENT EXECUTE FUNCTION rag_key_top_removed();
 
+-- All of an owner's lists from its chunks, in slices of chunk ids (far fewer rewrites of each
+-- list than one per ingestion batch). For bulk loads that run with the two key_top triggers
+-- disabled: `ALTER TABLE chunks DISABLE TRIGGER chunks_top_added, ...`, load, then
+-- `SELECT rag_key_top_rebuild(owner_id)` before searching (until then the lists are stale).
+CREATE FUNCTION rag_key_top_rebuild(p_owner bigint, p_slice integer DEFAULT 20000)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    lo bigint;
+    hi bigint;
+    n bigint := 0;
+BEGIN
+    DELETE FROM key_top WHERE owner_id = p_owner;
+    SELECT min(chunk_id), max(chunk_id) INTO lo, hi FROM chunks WHERE owner_id = p_owner;
+    WHILE lo <= hi LOOP
+        INSERT INTO key_top AS t (owner_id, key, chunk_ids, impacts, cut)
+        SELECT b.owner_id, b.key, m.chunk_ids, m.impacts, m.cut
+        FROM (
+            SELECT c.owner_id, u.lexeme AS key, array_agg(c.chunk_id) AS ids,
+                   array_agg(rag_key_impact(coalesce(array_length(u.positions, 1), 1), c.token_count)) AS imps
+            FROM chunks c, unnest(c.word_keys) u
+            WHERE c.owner_id = p_owner AND c.chunk_id >= lo AND c.chunk_id < lo + p_slice
+              AND left(u.lexeme, 2) IN ('l:', 's:', 'p:')
+            GROUP BY c.owner_id, u.lexeme
+        ) b
+        CROSS JOIN LATERAL rag_key_top_add(NULL, NULL, NULL, b.ids, b.imps, NULL) m
+        ORDER BY b.owner_id, b.key
+        ON CONFLICT (owner_id, key) DO UPDATE SET (chunk_ids, impacts, cut) = (
+            SELECT a.chunk_ids, a.impacts, a.cut
+            FROM rag_key_top_add(t.chunk_ids, t.impacts, t.cut,
+                                 EXCLUDED.chunk_ids, EXCLUDED.impacts, EXCLUDED.cut) a
+        );
+        lo := lo + p_slice;
+    END LOOP;
+    SELECT count(*) INTO n FROM key_top WHERE owner_id = p_owner;
+    RETURN n;
+END $$;
+
 -- The chunks already stored.
-INSERT INTO key_top (owner_id, key, chunk_ids, impacts, cut)
-SELECT b.owner_id, b.key, m.chunk_ids, m.impacts, m.cut
-FROM (
-    SELECT c.owner_id, u.lexeme AS key, array_agg(c.chunk_id) AS ids,
-           array_agg(rag_key_impact(coalesce(array_length(u.positions, 1), 1), c.token_count)) AS imps
-    FROM chunks c, unnest(c.word_keys) u
-    WHERE left(u.lexeme, 2) IN ('l:', 's:', 'p:')
-    GROUP BY c.owner_id, u.lexeme
-) b
-CROSS JOIN LATERAL rag_key_top_add(NULL, NULL, NULL, b.ids, b.imps, NULL) m;
+SELECT rag_key_top_rebuild(owner_id) FROM owners;
 
 -- Metadata filters (rag.filters) test documents by jsonb containment.
 CREATE INDEX documents_metadata ON documents USING gin (metadata jsonb_path_ops);

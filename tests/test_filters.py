@@ -61,7 +61,7 @@ QUESTION = "Kdy se vyúčtují cestovní náhrady za služební cestu?"
 
 def _load(db: Database, settings: Settings, owner: str, embedder: object) -> int:
     docs = [LoadedDocument(s, None, t, lang, meta, s) for s, lang, meta, t in DOCS]
-    Ingestor(db, settings, embedder, owner).add_all(docs)  # type: ignore[arg-type]
+    Ingestor(db, settings, embedder, owner, embed_now=True).add_all(docs)  # type: ignore[arg-type]
     with db.connection() as conn:
         oid = find_owner(conn, owner)
     assert oid is not None
@@ -206,7 +206,7 @@ def test_small_filtered_set_inside_large_owner_gets_full_vector_list(
         for i in range(30)
     ]
     with Database(s, run_migrations=False) as hnsw_db:
-        Ingestor(hnsw_db, s, fake, owner).add_all(docs)
+        Ingestor(hnsw_db, s, fake, owner, embed_now=True).add_all(docs)
         with hnsw_db.connection() as conn:
             oid = find_owner(conn, owner)
         engine = Engine(hnsw_db, s, fake, params=WORDS_ONLY)

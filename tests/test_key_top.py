@@ -129,3 +129,20 @@ def test_bounded_full_text_returns_what_exact_bm25_returns(
         ]
         assert got and [c for c, _ in got[:10]] == [c for c, _ in want[:10]], q
         assert [b for _, b in got] == pytest.approx([b for _, b in want][: len(got)]), q
+
+
+def test_rebuild_for_bulk_loads_matches_the_triggers(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    Ingestor(db, settings, None, owner).add_all(_docs("d/", 300))
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        assert oid is not None
+        before = {k: (sorted(ids), cut) for k, ids, _, cut in conn.execute(STORED, (oid,))}
+        # slices of 64 chunk ids: the merge across slices is what is tested
+        n = conn.execute("SELECT rag_key_top_rebuild(%s, 64)", (oid,)).fetchone()
+        conn.commit()
+        assert n == (len(before),)
+        check_invariant(conn, oid)
+        after = {k: (sorted(ids), cut) for k, ids, _, cut in conn.execute(STORED, (oid,))}
+    assert after == before
