@@ -15,6 +15,10 @@ Prints:
     latency     p50 / p95 of one hybrid search without the question's embedding
                 (Retrieval.timings_ms["sql"]: the database side, with the exact vector scan small
                 owners get)
+    answerability  p50 / p95 of the answerability stage per question: judge() with the profile
+                minus judge() with the stage off, over the same retrievals; cold (every chunk's
+                sentences analysed afresh) and warm (the per-chunk sentence cache filled), beside
+                the search time and with the candidates per question
     hnsw        recall@10 of the HNSW index against the exact scan (exact_scan_below=0) and its
                 p50 / p95 latency, for each ef_search
 """
@@ -25,21 +29,55 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from rag.answer import Engine
+from rag.answerability import sentences
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval_metrics import retrieval_metrics, score
 from rag.evaluate import external_set, prepare_owner
-from rag.retrieve import retrieve
+from rag.relevance import FilterParams, judge
+from rag.retrieve import Retrieval, retrieve
 from rag.settings import Settings
 
 
 def percentile(values: list[float], p: float) -> float:
     return float(np.percentile(np.asarray(values), p)) if values else float("nan")
+
+
+def stage_timings(retrievals: list[Retrieval], params: FilterParams, search_p50: float) -> None:
+    """Print what the answerability stage adds to judging, cold and warm, beside the search."""
+    off = replace(params, answer_window=0)
+    on = params if params.answer_window > 0 else replace(params, answer_window=2)
+    base = []
+    for r in retrievals:
+        t = time.perf_counter()
+        judge(r, off)
+        base.append((time.perf_counter() - t) * 1000)
+    runs: dict[str, list[float]] = {}
+    for kind in ("cold", "warm"):
+        if kind == "cold":
+            sentences.cache_clear()
+        runs[kind] = []
+        for r, b in zip(retrievals, base, strict=True):
+            t = time.perf_counter()
+            judge(r, on)
+            runs[kind].append((time.perf_counter() - t) * 1000 - b)
+    n = [len(r.candidates) for r in retrievals]
+    print(
+        f"\nanswerability stage (window {on.answer_window}), {statistics.median(n):.0f} candidates "
+        f"per question (p50), search p50 {search_p50:.1f} ms:"
+    )
+    print(f"  judge() without the stage  p50 {percentile(base, 50):.2f} ms")
+    for kind, ms in runs.items():
+        print(
+            f"  stage, {kind:<4} cache        p50 {percentile(ms, 50):.2f} ms, "
+            f"p95 {percentile(ms, 95):.2f} ms  ({percentile(ms, 50) / search_p50:.2f} x search)"
+        )
 
 
 def main() -> None:
@@ -48,6 +86,7 @@ def main() -> None:
     ap.add_argument("--split", default="dev")
     ap.add_argument("--ef", default="10,20,40,100,200", help="ef_search values for HNSW recall")
     ap.add_argument("--batch", type=int, default=64, help="questions embedded per call")
+    ap.add_argument("--skip-hnsw", action="store_true", help="leave out the HNSW recall table")
     args = ap.parse_args()
 
     folder: Path = args.folder
@@ -107,6 +146,10 @@ def main() -> None:
         f"below {settings.exact_scan_below} chunks)"
     )
 
+    stage_timings(retrievals, engine.params, percentile(sql_ms, 50))
+    if args.skip_hnsw:
+        db.close()
+        return
     exact = [
         [
             c.chunk_id

@@ -387,7 +387,7 @@ class Engine:
         *,
         llm_called: bool,
     ) -> Answer:
-        text = f"{EXTRACTIVE_LABEL[lang]} [1]: {best_sentences(result, sources[0].text)} [1]"
+        text = f"{EXTRACTIVE_LABEL[lang]} [1]: {excerpt(result, sources[0])} [1]"
         return Answer("answered", text, lang, sources, llm_called, True, degraded, [1])
 
 
@@ -406,6 +406,16 @@ def cited(text: str, n_sources: int) -> list[int]:
         if 1 <= i <= n_sources and i not in seen:
             seen.append(i)
     return seen
+
+
+def excerpt(result: SearchResult, source: Source) -> str:
+    """The extractive answer: the source's evidence window, or without the answerability stage
+    the sentences that share most question keys."""
+    window = (source.evidence.get("answerability") or {}).get("window")
+    if window:
+        start, end = window
+        return " ".join(source.text[start:end].split())
+    return best_sentences(result, source.text)
 
 
 def best_sentences(result: SearchResult, text: str, k: int = 2) -> str:

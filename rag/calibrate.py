@@ -45,6 +45,7 @@ from rag.retrieve import Retrieval
 from rag.sweep import (
     FOLDS,
     MODES,
+    PARAPHRASE_QUANTILES,
     Counts,
     Grid,
     Sweep,
@@ -89,6 +90,9 @@ def sweep(
         )
     )
     supports = grid.support_max_distance or near_axis(retrievals)
+    paraphrases = grid.paraphrase_max_distance or near_axis(
+        retrievals, quantiles=PARAPHRASE_QUANTILES
+    )
     support_rules = [(0.0, grid.support_min_coverage[0])] + [
         (sd, sc) for sd in supports if sd > 0 for sc in grid.support_min_coverage
     ]
@@ -105,7 +109,7 @@ def sweep(
     # A fold's count never exceeds its cases: most sets fit in one byte.
     biggest = max(np.bincount(a.fold, minlength=folds))
     dtype = np.uint8 if biggest < 2**8 else np.int16 if biggest < 2**15 else np.int32
-    judged: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray]] = {}
+    judged: dict[tuple[Any, ...], tuple[np.ndarray, ...]] = {}
     first: dict[tuple[Any, ...], int] = {}
     stored: list[tuple[np.ndarray, np.ndarray]] = []
     rows: list[tuple[float, ...]] = []
@@ -120,24 +124,47 @@ def sweep(
         "support_min_coverage",
         "topic_max_distance",
         "topic_min_known",
+        "paraphrase_max_distance",
+        "answer_window",
+        "focus_words",
+        "require_answer_type",
     )
 
     def thresholds(
-        key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float
+        key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float, pd: float
     ) -> np.ndarray:
-        cov, sup = judged[key]
+        cov, sup, answers, paraphrase = judged[key]
         near = a.margin <= margin  # nan margin: never
         fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
-        return np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
+        # The answerability gate: a window that does not answer keeps a candidate out at any
+        # distance, unless a close vector may stand in for its missing focus words.
+        gate = answers | (paraphrase & near & (a.dist <= pd))
+        return np.where(gate, np.where(fixed, -np.inf, np.where(near, a.dist, np.inf)), np.inf)
 
-    def word_key(rdf: float, rmc: int, mode: str, credit: float) -> tuple[Any, ...]:
+    def word_key(
+        rdf: float, rmc: int, mode: str, credit: float, answer: tuple[int, int, bool]
+    ) -> tuple[Any, ...]:
         if mode not in MODES:
             raise ConfigError(f"Unsupported coverage_mode: {mode} (choose from count, idf)")
         # Settings with the same rare limit for every owner judge words identically.
-        key = (tuple(max(rdf * n, rmc) for n in chunk_counts), mode, credit)
+        key = (tuple(max(rdf * n, rmc) for n in chunk_counts), mode, credit, answer)
         if key not in judged:
+            window, focus, typed = answer
             judged[key] = coverage_and_support(
-                retrievals, a.dist.shape[1], FilterParams(0.0, 0.0, rdf, rmc, 0.0, mode, credit)
+                retrievals,
+                a.dist.shape[1],
+                FilterParams(
+                    0.0,
+                    0.0,
+                    rdf,
+                    rmc,
+                    0.0,
+                    mode,
+                    credit,
+                    answer_window=window,
+                    focus_words=focus,
+                    require_answer_type=typed,
+                ),
             )
         return key
 
@@ -156,14 +183,19 @@ def sweep(
                 )
             )
 
-    for rdf, rmc, mode, credit in itertools.product(
-        grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit
+    answers = list(
+        itertools.product(grid.answer_window, grid.focus_words, grid.require_answer_type)
+    )
+    for rdf, rmc, mode, credit, answer in itertools.product(
+        grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit, answers
     ):
-        key = word_key(rdf, rmc, mode, credit)
-        for margin, cov_min, (sd, sc) in itertools.product(
-            grid.vector_margin, grid.min_coverage, support_rules
+        key = word_key(rdf, rmc, mode, credit, answer)
+        # Without the stage, or with no focus word to miss, the paraphrase rule is moot.
+        pds = (0.0,) if answer[0] == 0 else paraphrases
+        for margin, cov_min, (sd, sc), pd in itertools.product(
+            grid.vector_margin, grid.min_coverage, support_rules, pds
         ):
-            ck = (key, margin, cov_min, sd, sc)
+            ck = (key, margin, cov_min, sd, sc, pd)
             if (ck, tuple(topic_rules)) not in first:
                 store(ck, topic_rules)
             for j, (td, tk) in enumerate(topic_rules):
@@ -179,13 +211,17 @@ def sweep(
                         sc,
                         td,
                         tk,
+                        pd,
+                        *answer,
                         first[(ck, tuple(topic_rules))] + j,
                     )
                 )
     for p in also:
-        key = word_key(p.rare_df, p.rare_min_chunks, p.coverage_mode, p.prefix_credit)
+        answer = (p.answer_window, p.focus_words, p.require_answer_type)
+        key = word_key(p.rare_df, p.rare_min_chunks, p.coverage_mode, p.prefix_credit, answer)
         sd = p.support_max_distance if p.support_max_distance > 0 else 0.0
-        ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage)
+        pd = max(p.paraphrase_max_distance, 0.0)
+        ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage, pd)
         rule = [(max(p.topic_max_distance, 0.0), p.topic_min_known)]
         store(ck, rule)
         rows.append(
@@ -199,6 +235,8 @@ def sweep(
                 sd,
                 p.support_min_coverage,
                 *rule[0],
+                pd,
+                *answer,
                 len(stored) - 1,
             )
         )
@@ -212,6 +250,7 @@ def sweep(
             tuple(max(v["rare_df"] * n, v["rare_min_chunks"]) for n in chunk_counts),
             MODES[int(v["coverage_mode"])],
             v["prefix_credit"],
+            (int(v["answer_window"]), int(v["focus_words"]), bool(v["require_answer_type"])),
         )
         out = outcomes(
             thresholds(
@@ -220,6 +259,7 @@ def sweep(
                 v["min_coverage"],
                 v["support_max_distance"],
                 v["support_min_coverage"],
+                v["paraphrase_max_distance"],
             ),
             a,
             dists,

@@ -123,14 +123,29 @@ def split_sentences(text: str) -> list[str]:
     Returns:
         The non-empty sentences in order.
     """
-    out: list[str] = []
+    return [" ".join(text[a:b].split()) for a, b in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where the sentences of :func:`split_sentences` lie in ``text``: (start, end) offsets,
+    outer whitespace excluded, empty sentences skipped."""
+    out: list[tuple[int, int]] = []
     s = 0
     for m in _SENT_END.finditer(text):
         if _ends_sentence(m):
-            out.append(" ".join(text[s : m.start("gap")].split()))
+            _add_span(text, s, m.start("gap"), out)
             s = m.end()
-    out.append(" ".join(text[s:].split()))
-    return [x for x in out if x]
+    _add_span(text, s, len(text), out)
+    return out
+
+
+def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        out.append((start, end))
 
 
 def _paragraphs(text: str) -> list[tuple[int, int]]:

@@ -173,18 +173,46 @@ def search(
     for i, h in enumerate(result.hits, 1):
         c, j = h.candidate, h.judgement
         dist = "-" if c.distance is None else f"{c.distance:.4f}"
-        verdict = j.rule if j.passed else "no evidence"
+        a = j.answer
+        if j.passed:
+            verdict = j.rule
+        elif j.rule and a is not None:
+            verdict = f"{j.rule}, does not answer: {a.reason}"
+        else:
+            verdict = "no evidence"
         click.echo(
             f"{i:>2}. {c.source_id} #{c.chunk_id}  rrf {c.rrf_score:.4f}  fts {c.fts_rank or '-'}"
             f"  vec {c.vector_rank or '-'}  dist {dist}  cover {j.coverage:.2f}  [{verdict}]"
         )
-        click.echo(f"    {' '.join(c.text.split())[:160]}")
+        if a is not None and a.window:
+            start, end = a.window
+            click.echo(f"    window {start}-{end}: {' '.join(c.text[start:end].split())[:200]}")
+            click.echo(f"    {answerability_line(a)}")
+        else:
+            click.echo(f"    {' '.join(c.text.split())[:160]}")
     for h in result.hidden:
         click.echo(
             f"hidden: {h['source_id']} #{h['chunk_id']} (superseded by {h['superseded_by']})"
         )
     if not result.hits:
         click.echo("no candidates")
+
+
+def answerability_line(a: Any) -> str:
+    """One line of a window's checks: answer type, required tokens, focus words."""
+
+    def where(items: list[dict[str, Any]]) -> str:
+        return " ".join(f"{x['word']}:{x['matched_by'] or '-'}" for x in items) or "none"
+
+    wanted = a.answer_type or "any"
+    met = (
+        f"{wanted}={a.type_token}"
+        if a.type_token
+        else f"{wanted} (none)"
+        if a.answer_type
+        else wanted
+    )
+    return f"type {met}  required {where(a.required)}  focus {where(a.focus)}"
 
 
 @cli.command()

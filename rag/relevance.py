@@ -35,7 +35,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.retrieve import Candidate, Retrieval
+from rag.answerability import Answerability, assess, question_needs
+from rag.retrieve import Retrieval
 from rag.settings import Settings
 
 
@@ -54,6 +55,10 @@ class FilterParams:
     support_min_coverage: float = 0.5
     topic_max_distance: float = 0.0  # 0 turns the known-topic rule off
     topic_min_known: float = 0.6
+    answer_window: int = 0  # sentences in an evidence window; 0 turns answerability off
+    focus_words: int = 2
+    paraphrase_max_distance: float = 0.0  # 0: a missing focus word always refuses
+    require_answer_type: bool = True
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
@@ -69,6 +74,10 @@ class FilterParams:
             s.support_min_coverage,
             s.topic_max_distance,
             s.topic_min_known,
+            s.answer_window,
+            s.focus_words,
+            s.paraphrase_max_distance,
+            s.require_answer_type,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -97,10 +106,12 @@ class Judgement:
     words: list[WordEvidence] = field(default_factory=list)
     support: float = 0.0  # idf-weighted share of all question words in the chunk
     known: float = 0.0  # share of question words found anywhere in the corpus
+    answer: Answerability | None = None  # the evidence window and its checks
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
+            "answerability": None if self.answer is None else self.answer.as_dict(),
             "distance": self.distance,
             "margin": self.margin,
             "coverage": round(self.coverage, 4),
@@ -144,10 +155,33 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
     total = sum(weight for *_, weight in words)
     idf_total = sum(idf(df, n) for _, _, df, _, _ in words)
     known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
+    needs = None
+    if params.answer_window > 0:
+        needs = question_needs(
+            retrieval.query,
+            retrieval.form_keys,
+            retrieval.key_df,
+            retrieval.chunk_count,
+            params.focus_words,
+        )
     judgements = []
     for c in retrieval.candidates:
+        answer = None
+        matched = set(c.matched_keys)
+        if needs is not None:
+            answer = assess(
+                c.text,
+                c.lang,
+                needs,
+                params.answer_window,
+                params.require_answer_type,
+                params.prefix_credit,
+                c.title,
+            )
+            # Coverage and support count what the window holds, not what the chunk holds.
+            matched &= answer.window_keys
         evidence = [
-            _word_evidence(c, surface, keys, df, rare, weight, params)
+            _word_evidence(matched, surface, keys, df, rare, weight, params)
             for surface, keys, df, rare, weight in words
         ]
         covered = sum(e.weight * e.credit for e in evidence if e.rare)
@@ -182,16 +216,22 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             )
             or None
         )
-        judgements.append(
-            Judgement(
-                rule is not None, rule, c.distance, margin, coverage, evidence, support, known
+        passed = rule is not None
+        if answer is not None and passed and not answer.answers:
+            paraphrase = (
+                answer.paraphrase and near and c.distance <= params.paraphrase_max_distance  # type: ignore[operator]
             )
+            passed = bool(paraphrase)
+            if paraphrase:
+                rule = f"{rule}+paraphrase"
+        judgements.append(
+            Judgement(passed, rule, c.distance, margin, coverage, evidence, support, known, answer)
         )
     return judgements
 
 
 def _word_evidence(
-    c: Candidate,
+    matched: set[str],
     surface: str,
     keys: list[str],
     df: int,
@@ -199,7 +239,6 @@ def _word_evidence(
     weight: float,
     params: FilterParams,
 ) -> WordEvidence:
-    matched = set(c.matched_keys)
     by = None
     if any(k in matched for k in keys if k[0] == "l"):
         by = "lemma"

@@ -69,6 +69,10 @@ SETTINGS_DOC: dict[str, str] = {
     "support_min_coverage": "relevance filter: idf-weighted share of question words a supported vector needs",
     "topic_max_distance": "relevance filter: largest distance of a vector for a question whose words the corpus knows (0: off)",
     "topic_min_known": "relevance filter: share of question words that must occur somewhere in the corpus",
+    "answer_window": "answerability: most consecutive sentences in a candidate's evidence window (0: the stage off)",
+    "focus_words": "answerability: how many of the question's rarest content words the window must hold",
+    "paraphrase_max_distance": "answerability: largest distance at which a vector stands in for missing focus words (0: never)",
+    "require_answer_type": "answerability: the window must hold the answer type the interrogative asks for (a number, date, name ...)",
     "profile": "calibration profile file; default: the one shipped for the embedding model",
     "llm_url": "OpenAI-compatible chat endpoint base URL; unset answers extractively",
     "llm_model": "chat model name",
@@ -144,6 +148,10 @@ class Settings:
     support_min_coverage: float = 0.5
     topic_max_distance: float = 0.0
     topic_min_known: float = 0.6
+    answer_window: int = 2
+    focus_words: int = 2
+    paraphrase_max_distance: float = 0.0
+    require_answer_type: bool = True
     profile: str = ""
     llm_url: str = ""
     llm_model: str = ""

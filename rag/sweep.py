@@ -38,9 +38,14 @@ KNOBS: tuple[tuple[str, int], ...] = (
     ("rare_min_chunks", 1),
     ("coverage_mode", 1),
     ("prefix_credit", 1),
+    ("paraphrase_max_distance", 1),
+    ("focus_words", -1),
+    ("answer_window", 1),
+    ("require_answer_type", -1),
 )
 MODES = ("count", "idf")  # simpler first
 NEAR_QUANTILES = (30, 55, 80)
+PARAPHRASE_QUANTILES = (10, 30)  # "a very close vector": only the closest best candidates
 Counts = tuple[np.ndarray, np.ndarray, np.ndarray]  # recalled, refused, false: (distances, folds)
 
 
@@ -51,16 +56,25 @@ class Grid:
     distances."""
 
     vector_max_distance: tuple[float, ...] = ()
-    vector_margin: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 1.0)
-    min_coverage: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
+    # The answerability knobs multiply the sweep; the old knobs' grids are coarser than before
+    # it joined (the chosen values of past calibrations are all kept), so that its size stays
+    # within a few times the old one's.
+    vector_margin: tuple[float, ...] = (0.0, 0.01, 0.05, 1.0)
+    min_coverage: tuple[float, ...] = (0.3, 0.5, 0.7, 1.0)
     rare_df: tuple[float, ...] = (0.005, 0.02, 0.05, 0.1)
     rare_min_chunks: tuple[int, ...] = (1, 3, 5)
     coverage_mode: tuple[str, ...] = MODES
     prefix_credit: tuple[float, ...] = (0.0, 0.5, 1.0)
     support_max_distance: tuple[float, ...] = ()
-    support_min_coverage: tuple[float, ...] = (0.45, 0.6, 0.75, 0.9)
+    support_min_coverage: tuple[float, ...] = (0.5, 0.75)
     topic_max_distance: tuple[float, ...] = ()
     topic_min_known: tuple[float, ...] = (0.5, 0.75, 1.0)
+    # A setting (RAG_ANSWER_WINDOW); both calibrations chose 2 when (1, 2) was swept, and each
+    # value doubles the sweep: pass Grid(answer_window=(1, 2)) to sweep it again.
+    answer_window: tuple[int, ...] = (2,)
+    focus_words: tuple[int, ...] = (1, 2)
+    paraphrase_max_distance: tuple[float, ...] = ()  # 0 and the closer quantiles (near_axis)
+    require_answer_type: tuple[bool, ...] = (True,)
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:
@@ -91,12 +105,16 @@ def distance_axis(
     return tuple(round((lo + i) * step, 6) for i in range(0, n, stride))
 
 
-def near_axis(retrievals: Sequence[Retrieval], step: float = DISTANCE_STEP) -> tuple[float, ...]:
+def near_axis(
+    retrievals: Sequence[Retrieval],
+    step: float = DISTANCE_STEP,
+    quantiles: tuple[int, ...] = NEAR_QUANTILES,
+) -> tuple[float, ...]:
     """0 (the rule off) and quantiles of the best candidates' distances, on the step grid."""
     best = _best_distances(retrievals)
     if not best:
         return (0.0,)
-    qs = np.percentile(np.asarray(best), NEAR_QUANTILES)
+    qs = np.percentile(np.asarray(best), quantiles)
     return (0.0, *sorted({round(math.ceil(q / step) * step, 6) for q in qs}))
 
 
@@ -124,6 +142,11 @@ class Sweep:
         v["vector_max_distance"] = self.distances[d].item()
         v["coverage_mode"] = MODES[int(v["coverage_mode"])]
         v["rare_min_chunks"] = int(v["rare_min_chunks"])
+        for k in ("answer_window", "focus_words"):
+            if k in v:
+                v[k] = int(v[k])
+        if "require_answer_type" in v:
+            v["require_answer_type"] = bool(v["require_answer_type"])
         return FilterParams(**v)
 
     def _folds(self, folds: Sequence[int] | None) -> list[int]:
@@ -219,13 +242,21 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
 
 def coverage_and_support(
     retrievals: Sequence[Retrieval], k: int, params: FilterParams
-) -> tuple[np.ndarray, np.ndarray]:
-    """Coverage and support of every candidate under ``params`` (-1 where no candidate)."""
-    cov, sup = np.full((len(retrievals), k), -1.0), np.full((len(retrievals), k), -1.0)
+) -> tuple[np.ndarray, ...]:
+    """Coverage and support of every candidate under ``params`` (-1 where no candidate), and
+    whether its evidence window answers the question, or would as a paraphrase (a close vector
+    standing in for missing focus words). Without the answerability stage every window answers.
+    """
+    shape = (len(retrievals), k)
+    cov, sup = np.full(shape, -1.0), np.full(shape, -1.0)
+    answers, paraphrase = np.ones(shape, dtype=bool), np.zeros(shape, dtype=bool)
     for i, r in enumerate(retrievals):
         for j, judgement in enumerate(judge(r, params)):
             cov[i, j], sup[i, j] = judgement.coverage, judgement.support
-    return cov, sup
+            if judgement.answer is not None:
+                answers[i, j] = judgement.answer.answers
+                paraphrase[i, j] = judgement.answer.paraphrase
+    return cov, sup, answers, paraphrase
 
 
 def fold_counts(hit: np.ndarray, folds: np.ndarray, n_folds: int) -> np.ndarray:

@@ -145,6 +145,11 @@ def _stopword_forms(lang: str) -> frozenset[str]:
     return frozenset(_body(w) for w in STOPWORDS.get(lang, ()))
 
 
+def stopword_forms(lang: str) -> frozenset[str]:
+    """The question-side stopwords of ``lang`` as unaccented key bodies."""
+    return _stopword_forms(lang)
+
+
 def _stem(word: str, lang: str) -> str | None:
     """The stem key body of ``word``, or None if ``lang`` has no stemmer."""
     stem = snowball_stem(word, lang)

@@ -130,6 +130,11 @@ def test_ask_shows_the_answer_and_its_source_with_evidence(plain: LiveServer, pa
     expect(source.locator(".evidence")).to_contain_text("Vzdálenost")
     source.get_by_text("Text zdroje").click()
     expect(source.locator("blockquote")).to_contain_text("předal ředitel Novákovi")
+    # the evidence window is marked inside the source text, and it is the extractive answer
+    window = source.locator("blockquote mark.window")
+    expect(window).to_have_count(1)
+    expect(window).to_contain_text("Novákovi")
+    expect(reply.locator(".answer-text")).to_contain_text(window.inner_text().split()[0])
     expect(page.locator(".not-found")).to_have_count(0)
     expect(page.get_by_role("button", name="Zeptat se")).to_be_enabled()
     page.screenshot(path=str(SCREENSHOT), full_page=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -210,8 +211,10 @@ def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
     )
 
 
-def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
-    """Cases with random candidates, distances, word matches and gold positions."""
+def random_set(seed: int, texts: bool = False) -> tuple[list[Case], list[Retrieval]]:
+    """Cases with random candidates, distances, word matches and gold positions; with ``texts``
+    each candidate's text holds its matched words, one or two to a sentence, so that evidence
+    windows of one and two sentences differ."""
     rng = random.Random(seed)
     words = {"lipa": 1, "most": 4, "vrata": 12, "kotel": 0}
     cases, rs = [], []
@@ -225,11 +228,15 @@ def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
                 if rng.random() < 0.25
             )
             dist = None if rng.random() < 0.15 else round(rng.uniform(0.05, 0.4), 3)
-            cands.append(
-                cand(
-                    j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist, matched=matched
-                )
+            c = cand(
+                j + 1, f"s{rng.randint(0, 9)}", fts=j + 1, vec=j + 1, dist=dist, matched=matched
             )
+            if texts:
+                present = [k[2:] for k in matched if k[0] == "l"]
+                rng.shuffle(present)
+                sentences = [" a ".join(present[i : i + rng.randint(1, 2)]) for i in (0, 2)]
+                c.text = " ".join(f"Tady je {x}." for x in sentences if x) or "Nic tu není."
+            cands.append(c)
         # the gold source is mostly among the candidates, at a random position
         gold = (
             rng.choice(cands).source_id if cands and rng.random() < 0.8 else f"s{rng.randint(0, 9)}"
@@ -239,9 +246,18 @@ def random_set(seed: int) -> tuple[list[Case], list[Retrieval]]:
     return cases, rs
 
 
+ANSWERABILITY_GRID = {
+    "answer_window": (1, 2),
+    "focus_words": (1, 2),
+    "paraphrase_max_distance": (0.0, 0.2),
+}
+
+
 def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine: Engine) -> None:
     cases, rs = random_set(7)
     grid = Grid(
+        answer_window=(0,),
+        focus_words=(2,),
         vector_max_distance=(0.0, 0.1, 0.15, 0.2, 0.3),
         vector_margin=(0.0, 0.05, 1.0),
         min_coverage=(0.0, 0.3, 0.6, 1.0),
@@ -288,6 +304,34 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
     assert len(extra) == 1
 
 
+def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(engine: Engine) -> None:
+    cases, rs = random_set(11, texts=True)
+    grid = Grid(
+        vector_max_distance=(0.0, 0.15, 0.3),
+        vector_margin=(0.05, 1.0),
+        min_coverage=(0.3, 1.0),
+        rare_df=(0.1,),
+        rare_min_chunks=(1,),
+        prefix_credit=(0.0,),
+        support_max_distance=(0.0, 0.3),
+        support_min_coverage=(0.3,),
+        topic_max_distance=(0.0,),
+        **ANSWERABILITY_GRID,  # type: ignore[arg-type]
+    )
+    s = sweep(cases, rs, grid, folds=3)
+    seen: dict[str, set[Any]] = {k: set() for k in ANSWERABILITY_GRID}
+    outcomes = set()
+    for i in random.Random(2).sample(range(len(s)), 120):
+        p = s.params(i)
+        f = score(engine, "r", cases, rs, p).figures
+        assert s.figures(i).as_dict() == f.as_dict(), p
+        for k in seen:
+            seen[k].add(getattr(p, k))
+        outcomes.add((f.recalled, f.false_answers))
+    assert all(len(v) == 2 for v in seen.values()), seen
+    assert len(outcomes) > 5  # the knobs change what passes
+
+
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
     rs = [
         retrieval([cand(1, "a", vec=1, dist=0.1234), cand(2, "b", vec=2, dist=0.9)]),
@@ -313,6 +357,10 @@ BASE = {
     "support_min_coverage": 0.5,
     "topic_max_distance": 0.0,
     "topic_min_known": 0.6,
+    "paraphrase_max_distance": 0.0,
+    "focus_words": 2,
+    "answer_window": 2,
+    "require_answer_type": 1,
 }
 
 
@@ -618,7 +666,7 @@ def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
     assert profile["model_id"] == "fake/64" and profile["set"] == "kancelar_cases"
     assert profile["figures"]["false_answer_rate"] <= 0.05
     assert profile["held_out"]["pooled"]["answerable"] == 6
-    assert profile["figures"]["no_answer"] == 4 and profile["ungated"]["not_found"] == 1
+    assert profile["figures"]["no_answer"] == 5 and profile["ungated"]["not_found"] == 0
     params, loaded_from = filter_params(settings, "fake/64")
     assert loaded_from == path and params.as_dict() == profile["params"]
     assert filter_params(settings, "other/8") == (FilterParams.from_settings(settings), None)
@@ -680,7 +728,7 @@ def test_check_refuses_to_pass_on_an_empty_or_one_sided_set(
     assert "refuses to pass on nothing" in err and "ok" not in out
 
 
-def test_check_counts_near_topic_cases_only_when_told(
+def test_check_counts_near_topic_cases_unless_told_not_to(
     settings: Settings,
     small_set: tuple[Path, Path],
     tmp_path: Path,
@@ -698,9 +746,10 @@ def test_check_counts_near_topic_cases_only_when_told(
         "--profile",
         str(good),
     ]
-    code, out, err = run(settings, *common)
-    assert code == 0, out + err
-    assert "not counted (near-topic): 1 of 1 not_found cases got sources" in out
-    code, out, _ = run(settings, *common, "--ungated-tag", "none")
+    # every not_found case counts unless told otherwise
+    code, out, _ = run(settings, *common)
     assert code == 1
     assert "false-answer rate 0.200 > 0.05" in out and "m1 false_answer" in out
+    code, out, err = run(settings, *common, "--ungated-tag", "near-topic")
+    assert code == 0, out + err
+    assert "not counted (near-topic): 1 of 1 not_found cases got sources" in out

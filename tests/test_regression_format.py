@@ -34,10 +34,18 @@ KNOWN_TAGS = frozenset(
         "multi-word",
         "english",
         "slovak",
+        "absent-code",
+        "absent-name",
+        "answer-type",
+        "split-evidence",
+        "how-to",
+        "near-duplicate",
     }
 )
 # Tags that only make sense on one side of the answer/not_found divide.
-NOT_FOUND_ONLY = frozenset({"off-topic", "near-topic"})
+NOT_FOUND_ONLY = frozenset(
+    {"off-topic", "near-topic", "absent-code", "absent-name", "split-evidence"}
+)
 ANSWERED_ONLY = frozenset({"paraphrase", "long-doc", "short-record"})
 
 MIN_CASES = 80

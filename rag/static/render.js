@@ -8,6 +8,11 @@ const RULES = {
   words: "vzácná slova z otázky",
   support: "význam podpořený slovy otázky",
   topic: "blízký význam k tématu korpusu",
+  paraphrase: "velmi blízký význam místo chybějících slov",
+};
+const ANSWER_TYPES = {
+  number: "číslo", amount: "částka", date: "datum nebo čas", time: "čas", duration: "doba",
+  person: "osoba nebo útvar", place: "místo", name: "jméno",
 };
 const MATCHED_BY = { lemma: "základní tvar", stem: "kmen", prefix: "začátek slova" };
 const DEGRADED = {
@@ -76,7 +81,35 @@ function evidenceList(ev) {
     items.push(el("li", {}, el("span", { class: "ev-label" }, "Pokrytí otázky: "),
       `${number(ev.coverage * 100, 0)} %`));
   }
+  const a = ev.answerability;
+  if (a) {
+    if (a.answer_type) {
+      items.push(el("li", { class: "answer-type" }, el("span", { class: "ev-label" }, "Otázka chce: "),
+        ANSWER_TYPES[a.answer_type] || a.answer_type,
+        a.type_token ? el("span", { class: "word-how" }, ` (v textu: ${a.type_token})`) : null));
+    }
+    const needed = [...(a.required || []), ...(a.focus || [])];
+    if (needed.length) {
+      const chips = needed.map((w) => el("li", { class: w.matched_by ? "word matched" : "word missing" },
+        w.word, el("span", { class: "word-how" },
+          ` (${w.matched_by ? MATCHED_BY[w.matched_by] || w.matched_by : "nenalezeno"})`)));
+      items.push(el("li", {}, el("span", { class: "ev-label" }, "Musí být v úryvku: "),
+        el("ul", { class: "words" }, chips)));
+    }
+  }
   return el("ul", { class: "evidence" }, items);
+}
+
+// The source's text with its evidence window marked. Offsets count code points (Python's str),
+// so the text is sliced as an array of code points, not of UTF-16 units.
+function sourceText(text, evidence) {
+  const window = evidence && evidence.answerability && evidence.answerability.window;
+  if (!window) return el("blockquote", {}, text);
+  const chars = Array.from(text);
+  const [start, end] = window;
+  return el("blockquote", {}, chars.slice(0, start).join(""),
+    el("mark", { class: "window" }, chars.slice(start, end).join("")),
+    chars.slice(end).join(""));
 }
 
 function sourceList(sources, citations) {
@@ -92,7 +125,7 @@ function sourceList(sources, citations) {
       evidenceList(s.evidence || {}),
       el("details", { class: "source-text" },
         el("summary", {}, "Text zdroje"),
-        el("blockquote", {}, s.text)));
+        sourceText(s.text, s.evidence)));
   }));
 }
 

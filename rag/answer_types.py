@@ -1,0 +1,458 @@
+"""What a question asks for, and what a sentence holds: the per-language tables of answerability.
+
+Frame words only frame a question ("jak se jmenuje", "co znamená", "how is X made"): a passage
+need not contain them. They are lemmas (simplemma's, unaccented, as key bodies), so every
+inflected form ("dělá", "udělal", "jmenuje") is caught through the word's lemma keys.
+
+Expected answer types come from the interrogative: a phrase of unaccented question words, the
+longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
+turns a number into an amount, which needs a currency as well.
+
+Token classes of a sentence: numbers (digits or number words), amounts (a number and a currency),
+dates (a year, a day and month, a month or weekday name, a time word), times ("7:30", "15 hodin"),
+durations (a number and a unit of time), names (a capitalized word inside the sentence, or an
+all-caps one), places and persons (a name, or a cue lemma: "budova", "recepce"; "ředitel",
+"oddělení"). German capitalizes every noun, so there a capital letter proves nothing about names.
+
+Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.text`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Literal
+
+from rag.text import stopword_forms, unaccent
+
+_NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
+_CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
+AnswerType = Literal["number", "amount", "date", "time", "duration", "person", "place", "name"]
+TokenClass = Literal[
+    "number", "amount", "date", "time", "duration", "name", "person", "place", "identifier"
+]
+
+
+def _form(word: str) -> str:
+    """A word as a key body, the way questions and chunks compare it ("стоить" -> "stoit")."""
+    return _NOT_BODY.sub("", unaccent(word))
+
+
+def _table(words: str) -> frozenset[str]:
+    return frozenset(_form(w) for w in words.split())
+
+
+# Lemmas that frame a question rather than carry its content.
+FRAME_WORDS: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
+        najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
+        dát provést probíhat probíhá platit používat jít"""
+    ),
+    "sk": _table(
+        """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
+        musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať"""
+    ),
+    "pl": _table(
+        """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
+        musieć chcieć potrzebować wiedzieć powiedzieć dostać otrzymać dać odbywać"""
+    ),
+    "de": _table(
+        """sein haben machen heißen bedeuten existieren funktionieren kosten finden können
+        müssen dürfen wollen brauchen wissen sagen bekommen erhalten geben geschehen
+        stattfinden passieren"""
+    ),
+    "ru": _table(
+        """быть иметь делать сделать называться называть означать существовать работать
+        стоить найти мочь должен хотеть нужно знать сказать получить дать происходить"""
+    ),
+    "en": _table(
+        """be have make do call name mean exist work cost find get give happen take
+        know say tell need want called named"""
+    ),
+}
+
+# Interrogative phrases (unaccented word sequences) and the answer type they expect.
+_QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
+    "cs": (
+        ("jak se jmenuje", "name"),
+        ("jak se jmenují", "name"),
+        ("jak se jmenoval", "name"),
+        ("jak se jmenovala", "name"),
+        ("v kolik hodin", "time"),
+        ("od kolika hodin", "time"),
+        ("do kolika hodin", "time"),
+        ("jak dlouho", "duration"),
+        ("na jak dlouho", "duration"),
+        ("kolik", "number"),
+        ("kolika", "number"),
+        ("kolikrát", "number"),
+        ("kdy", "date"),
+        ("dokdy", "date"),
+        ("odkdy", "date"),
+        ("kdo", "person"),
+        ("koho", "person"),
+        ("komu", "person"),
+        ("kým", "person"),
+        ("kde", "place"),
+        ("kam", "place"),
+        ("odkud", "place"),
+    ),
+    "sk": (
+        ("ako sa volá", "name"),
+        ("ako sa menuje", "name"),
+        ("o koľkej", "time"),
+        ("ako dlho", "duration"),
+        ("koľko", "number"),
+        ("kedy", "date"),
+        ("kto", "person"),
+        ("koho", "person"),
+        ("komu", "person"),
+        ("kde", "place"),
+        ("kam", "place"),
+        ("odkiaľ", "place"),
+    ),
+    "pl": (
+        ("jak się nazywa", "name"),
+        ("o której", "time"),
+        ("o której godzinie", "time"),
+        ("jak długo", "duration"),
+        ("ile", "number"),
+        ("kiedy", "date"),
+        ("kto", "person"),
+        ("komu", "person"),
+        ("kogo", "person"),
+        ("gdzie", "place"),
+        ("dokąd", "place"),
+        ("skąd", "place"),
+    ),
+    "de": (
+        ("wie heißt", "name"),
+        ("um wie viel uhr", "time"),
+        ("um wieviel uhr", "time"),
+        ("wie lange", "duration"),
+        ("wie viel", "number"),
+        ("wie viele", "number"),
+        ("wieviel", "number"),
+        ("wann", "date"),
+        ("seit wann", "date"),
+        ("wer", "person"),
+        ("wem", "person"),
+        ("wen", "person"),
+        ("wo", "place"),
+        ("wohin", "place"),
+        ("woher", "place"),
+    ),
+    "ru": (
+        ("как зовут", "name"),
+        ("как называется", "name"),
+        ("во сколько", "time"),
+        ("в котором часу", "time"),
+        ("как долго", "duration"),
+        ("сколько времени", "duration"),
+        ("сколько", "number"),
+        ("когда", "date"),
+        ("кто", "person"),
+        ("кому", "person"),
+        ("кого", "person"),
+        ("где", "place"),
+        ("куда", "place"),
+        ("откуда", "place"),
+    ),
+    "en": (
+        ("what is the name", "name"),
+        ("what was the name", "name"),
+        ("at what time", "time"),
+        ("what time", "time"),
+        ("how long", "duration"),
+        ("how many", "number"),
+        ("how much", "number"),
+        ("when", "date"),
+        ("what year", "date"),
+        ("who", "person"),
+        ("whom", "person"),
+        ("where", "place"),
+    ),
+}
+QUESTION_TYPES: dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]] = {
+    lang: tuple(
+        sorted(
+            ((tuple(_form(w) for w in phrase.split()), kind) for phrase, kind in rows),
+            key=lambda row: -len(row[0]),
+        )
+    )
+    for lang, rows in _QUESTION_PHRASES.items()
+}
+
+# Lemmas (or forms) that make a "how much" question ask for a sum of money.
+PRICE_CUES: dict[str, frozenset[str]] = {
+    "cs": _table("stát stojit zaplatit platit cena činit koruna kč peníze peněz částka"),
+    "sk": _table("stáť zaplatiť platiť cena koruna euro peniaze suma"),
+    "pl": _table("kosztować zapłacić płacić cena złoty pieniądze kwota"),
+    "de": _table("kosten zahlen bezahlen preis euro geld betrag"),
+    "ru": _table("стоить платить заплатить цена рубль деньги сумма"),
+    "en": _table("cost costs pay paid price money sum"),
+}
+
+_NUMBER_WORDS = _table(
+    """
+    jeden jedna jedno jednoho jedné dva dvě dvou dvěma tři tří třech třemi čtyři čtyř čtyřech
+    pět pěti šest šesti sedm sedmi osm osmi devět devíti deset deseti jedenáct dvanáct třináct
+    čtrnáct patnáct dvacet dvaceti třicet čtyřicet padesát sto sta set tisíc tisíce milion
+    půl polovina čtvrt pětadvacet pětadvaceti osmnáct osmnácti devatenáct šestnáct sedmnáct
+    dvakrát třikrát jednou
+    štyri päť šesť sedem osem deväť desať dvadsať sto tisíc
+    dwa dwie trzy cztery pięć sześć siedem osiem dziewięć dziesięć sto tysiąc
+    eins zwei drei vier fünf sechs sieben acht neun zehn zwölf zwanzig hundert tausend
+    один одна два две три четыре пять шесть семь восемь девять десять сто тысяча
+    one two three four five six seven eight nine ten twelve twenty hundred thousand million
+    """
+)
+_CURRENCY = re.compile(
+    r"(?i)(?:€|\$|£|\bkč\b|\bczk\b|\beur\b|\busd\b|\bkorun|\beur[ao]?\b|\bdolar|\bdollar"
+    r"|\bzł|\bzłot|\bруб|\bевро|\bдоллар|\bfranc|\bpound|\bcrown)"
+)
+_DIGIT = re.compile(r"\d")
+_YEAR = re.compile(r"(?<![\d,.])(?:1[0-9]{3}|20[0-9]{2})(?![\d,])")
+_DAY_MONTH = re.compile(r"\b\d{1,2}\.\s?(?:\d{1,2}\.|[^\W\d_]{3,})")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|h)\b", re.IGNORECASE)
+_HOURS = _table(
+    "hodina hodin hodiny hodině hodinu uhr o'clock часов часа час godzina godzin godzinie"
+)
+_TIME_UNITS = _table(
+    """sekunda sekund minuta minut minuty minutu hodina hodin hodiny hodinu den dny dní dnů dnu
+    dne týden týdny týdnů týdne měsíc měsíce měsíců měsíci rok roky roků let roku směna směny
+    směnu deň dni dní týždeň mesiac rokov
+    sekunde minute minuten stunde stunden tag tage tagen woche wochen monat monate monaten
+    jahr jahre jahren
+    секунда минута минут час часа часов день дня дней неделя недели недель месяц месяца
+    месяцев год года лет
+    sekunda minuta minut godzina godzin dzień dni tydzień tygodni miesiąc miesięcy rok lat
+    second seconds minute minutes hour hours day days week weeks month months year years"""
+)
+_DATE_WORDS = _table(
+    """leden ledna lednu únor února únoru březen března březnu duben dubna dubnu květen května
+    květnu červen června červnu červenec července červenci srpen srpna srpnu září říjen října
+    říjnu listopad listopadu prosinec prosince prosinci
+    pondělí úterý středa středu středy čtvrtek čtvrtku pátek pátku sobota sobotu soboty neděle
+    neděli víkend víkendu denně týdně měsíčně ročně dnes zítra včera ráno večer poledne
+    dopoledne odpoledne ihned okamžitě jaro jara léto léta podzim zima zimy století
+    januára februára marca apríla mája júna júla augusta septembra októbra novembra decembra
+    pondelok utorok streda štvrtok piatok sobota nedeľa
+    stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października
+    listopada grudnia poniedziałek wtorek środa czwartek piątek sobota niedziela
+    januar februar märz april mai juni juli august september oktober november dezember
+    montag dienstag mittwoch donnerstag freitag samstag sonntag jahrhundert
+    января февраля марта апреля мая июня июля августа сентября октября ноября декабря
+    понедельник вторник среда четверг пятница суббота воскресенье век веке
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday century daily weekly today
+    tomorrow morning evening noon"""
+)
+# Lemmas that name a person or a body of people without a proper name.
+PERSON_CUES: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """ředitel ředitelka vedoucí kolega kolegyně oddělení komise vedení tým zaměstnanec
+        správce manažer asistent asistentka recepční personalista mistr technik ostraha
+        výrobce dodavatel lékař starosta zakladatel majitel nadřízený personální hasič
+        člen předseda"""
+    ),
+    "sk": _table("riaditeľ vedúci kolega kolegyňa oddelenie komisia vedenie tím zamestnanec"),
+    "pl": _table("dyrektor kierownik kolega koleżanka dział komisja zarząd zespół pracownik"),
+    "de": _table(
+        "direktor leiter leiterin kollege kollegin abteilung kommission vorstand team gründer"
+    ),
+    "ru": _table("директор руководитель коллега отдел комиссия руководство команда основатель"),
+    "en": _table("director manager head colleague department committee board team founder staff"),
+}
+# Lemmas that name a place without a proper name.
+PLACE_CUES: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """budova patro přízemí místnost kancelář recepce sklad hala ulice náměstí areál brána
+        parkoviště jídelna dům středisko město vchod dvůr chodba suterén sídlo adresa portál
+        intranet web stránka nástěnka tabule sál louka park zahrada kuchyň shromaždiště
+        aplikace trezor složka pobočka"""
+    ),
+    "sk": _table("budova poschodie miestnosť kancelária recepcia sklad hala ulica námestie areál"),
+    "pl": _table("budynek piętro pokój biuro recepcja magazyn hala ulica plac teren"),
+    "de": _table("gebäude stock etage raum büro empfang lager halle straße platz gelände stadt"),
+    "ru": _table("здание этаж комната офис приёмная склад зал улица площадь город"),
+    "en": _table(
+        "building floor room office reception warehouse hall street square site city town"
+    ),
+}
+
+_VERB_ENDINGS: dict[str, tuple[str, ...]] = {
+    "cs": ("ovat", "nout", "at", "et", "it", "yt", "ci", "ct"),
+    "sk": ("ovat", "nut", "at", "et", "it", "yt", "ct"),
+    "pl": ("c",),  # unaccented -ć
+    "ru": ("t", "ti", "ch", "tsia", "tsa"),  # -ть, -ти, -чь, -ться after transliteration
+    "de": ("en", "ern", "eln"),
+}
+
+
+def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> AnswerType | None:
+    """The answer type a question expects, from its words in order.
+
+    Args:
+        forms: the question's words, unaccented (``Token.form``), every word incl. stopwords.
+        lemmas: the question's lemma bodies (for price cues).
+        lang: the question's language.
+
+    Returns:
+        The type, or None (yes/no and other questions: no constraint).
+    """
+    words = list(forms)
+    found: AnswerType | None = None
+    for phrase, kind in QUESTION_TYPES.get(lang, ()):
+        n = len(phrase)
+        if any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1)):
+            found = kind
+            break
+    if found == "number" and not PRICE_CUES.get(lang, frozenset()).isdisjoint(lemmas):
+        return "amount"
+    return found
+
+
+@lru_cache(maxsize=16)
+def interrogative_forms(lang: str) -> frozenset[str]:
+    """Words of the interrogative phrases of ``lang`` and of every other language's "how many"
+    (a short question is easily taken for the wrong language): never content words."""
+    words = {w for phrase, _ in QUESTION_TYPES.get(lang, ()) for w in phrase}
+    for rows in QUESTION_TYPES.values():
+        words.update(w for phrase, kind in rows for w in phrase if kind == "number")
+    return frozenset(words)
+
+
+def is_frame(lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a question word only frames the question (its lemma or form is a frame word)."""
+    table = FRAME_WORDS.get(lang, frozenset())
+    return form in table or not table.isdisjoint(lemmas)
+
+
+def looks_like_verb(lemma: str, lang: str) -> bool:
+    """Whether a lemma has the shape of an infinitive (a coarse guess: focus prefers nouns)."""
+    return lemma.endswith(_VERB_ENDINGS.get(lang, ())) and len(lemma) > 3
+
+
+def is_identifier(surface: str) -> bool:
+    """A code: digits and letters in one token ("ZX-4411", "E17", "FV-2024-0815")."""
+    return any(c.isdigit() for c in surface) and any(c.isalpha() for c in surface)
+
+
+def is_number(surface: str) -> bool:
+    """A number written in digits ("18", "3,8", "5 000" is two numbers)."""
+    return any(c.isdigit() for c in surface) and not any(c.isalpha() for c in surface)
+
+
+def is_name(surface: str, position: int, lang: str) -> bool:
+    """Whether a question word is a proper name: capitalized inside the question, or all caps.
+
+    The first word of a question is capitalized anyway, so only an all-caps first word counts;
+    German capitalizes every noun, so there only all-caps words do.
+    """
+    letters = [c for c in surface if c.isalpha()]
+    if not letters or any(c.isdigit() for c in surface):
+        return False
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return True
+    return position > 0 and lang != "de" and surface[0].isupper()
+
+
+def sentence_classes(
+    text: str, surfaces: list[str], forms: list[str], lemmas: set[str], lang: str
+) -> dict[TokenClass, tuple[str, ...]]:
+    """The token classes a sentence holds, each with the tokens (unaccented forms) that show it.
+
+    Args:
+        text: the sentence as written.
+        surfaces: its tokens as written (``rag.text.tokenize``).
+        forms: the same tokens, unaccented.
+        lemmas: the lemma bodies of its words.
+        lang: the sentence's language.
+    """
+    found: dict[TokenClass, tuple[str, ...]] = {}
+    pairs = list(zip(surfaces, forms, strict=True))
+
+    def having(table: frozenset[str]) -> tuple[str, ...]:
+        return tuple(f for _, f in pairs if f in table)
+
+    numbers = tuple(f for s, f in pairs if _DIGIT.search(s) and not is_identifier(s))
+    numbers += having(_NUMBER_WORDS)
+    if numbers:
+        found["number"] = numbers
+        if _CURRENCY.search(text):
+            found["amount"] = numbers
+        if having(_TIME_UNITS):
+            found["duration"] = numbers
+    clock = tuple(unaccent(m.group(0)) for m in _CLOCK.finditer(text))
+    if clock:
+        found["time"] = clock
+    elif numbers and having(_HOURS):
+        found["time"] = numbers
+    dates = tuple(
+        unaccent(m.group(0))
+        for pattern in (_YEAR, _DAY_MONTH, _ISO_DATE)
+        for m in pattern.finditer(text)
+    )
+    if dates or having(_DATE_WORDS):
+        found["date"] = dates + having(_DATE_WORDS)
+    codes = tuple(f for s, f in pairs if is_identifier(s))
+    if codes:
+        found["identifier"] = codes
+    # Inside a passage every capitalized word after the first counts, German nouns included:
+    # a lenient reading, as the passage side only has to offer a candidate answer.
+    stops = stopword_forms(lang)
+    # An all-caps line is a heading, not a row of acronyms; one letter names nothing.
+    shouting = sum(s.isupper() for s in surfaces) * 2 > len(surfaces)
+    names = tuple(
+        f
+        for i, (s, f) in enumerate(pairs)
+        if len(s) > 1
+        and is_name(s, i, "")
+        and not (shouting and s.isupper())
+        and f not in stops  # "Pokud" after "haly B." starts a sentence the splitter missed
+        and f not in _CURRENCY_WORDS
+    )
+    if names:
+        found["name"] = names
+    for cls, cues in (("person", PERSON_CUES), ("place", PLACE_CUES)):
+        table = cues.get(lang, frozenset())
+        tokens = having(table) + tuple(sorted(lemma for lemma in lemmas if lemma in table))
+        if tokens or names:
+            found[cls] = tokens + names  # type: ignore[index]
+    return found
+
+
+_ACCEPTS: dict[str, tuple[str, ...]] = {
+    "number": ("number",),
+    "amount": ("amount",),
+    "date": ("date", "time", "duration"),  # "do 24 hodin", "v 7:30" answer "kdy" too
+    "time": ("time",),
+    "duration": ("duration",),
+    "person": ("person",),
+    "place": ("place",),
+    "name": ("name",),
+}
+
+
+def answer_token(
+    kind: AnswerType, classes: Mapping[str, tuple[str, ...]], asked: frozenset[str]
+) -> str | None:
+    """The first token of a window's ``classes`` that can answer a question expecting ``kind``.
+
+    A token the question itself contains is its subject, not its answer: "Kolik je stravné nad
+    18 hodin?" is not answered by the 18, nor "Kdo vyhrál cenu Kolega roku?" by "kolega".
+
+    Args:
+        kind: the expected answer type.
+        classes: token classes of the window (:func:`sentence_classes`).
+        asked: the question's words, unaccented forms and lemma bodies.
+    """
+    for cls in _ACCEPTS[kind]:
+        for token in classes.get(cls, ()):
+            if token not in asked:
+                return token
+    return None

@@ -1,0 +1,362 @@
+"""Answerability: does this passage answer the question? Pure; no database, no language model.
+
+The relevance filter (:mod:`rag.relevance`) asks whether the corpus speaks of a question; this
+stage asks whether one candidate's *evidence window* answers it. The window is the best run of
+1..``answer_window`` consecutive sentences of the chunk (the chunker's sentence splitter), the
+sentences' keys computed with the chunk's own key code (:func:`rag.text.search_keys`). Windows
+are ranked by the checks they pass, then by the idf-weighted share of the question's content
+words they hold, then shorter and earlier first. The checks, all inside the window:
+
+* required tokens: every identifier ("ZX-4411"), number and proper name of the question, by its
+  lemma or stem key (a code or number by its exact form). One that occurs nowhere in the owner's
+  corpus makes the question one the knowledge base cannot answer: every candidate fails, whatever
+  its vector says;
+* focus: the ``focus_words`` rarest content words (frame words out, nouns before verbs) must be
+  in the window; a candidate failing only this may still be admitted as a paraphrase when its
+  vector is within ``paraphrase_max_distance`` (0: never);
+* answer type: the interrogative's expected type (``kolik`` → a number, ``kolik stojí`` → an
+  amount, ``kdy`` → a date or time, ``kdo`` → a person, ...) must be met by a token of the window
+  (:mod:`rag.answer_types`), unless ``require_answer_type`` is off.
+
+A chunk's sentences and their keys are cached per (text, language), so judging the same chunk
+again costs only the comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from rag.answer_types import (
+    AnswerType,
+    answer_token,
+    answer_type,
+    interrogative_forms,
+    is_frame,
+    is_identifier,
+    is_name,
+    is_number,
+    looks_like_verb,
+    sentence_classes,
+)
+from rag.chunking import sentence_spans
+from rag.question_keys import QueryKeys
+from rag.text import analyze, search_keys
+
+_SENTENCE_CACHE = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    start: int  # offsets into the chunk's text
+    end: int
+    keys: frozenset[str]  # its words' lemma, stem and prefix keys
+    forms: frozenset[str]  # its words, unaccented
+    classes: tuple[tuple[str, tuple[str, ...]], ...]  # token classes held, with their tokens
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The chunker's sentences, also cut at blank lines: a heading is not part of its paragraph's
+    first sentence (and its capitals are no names)."""
+    out = []
+    for start, end in sentence_spans(text):
+        for m in _PARAGRAPH.finditer(text, start, end):
+            out.append((m.start(), m.end()))
+    return out
+
+
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f.]\d{3})+(?![\d])")
+_PARAGRAPH = re.compile(r"\S(?:.*?\S)??(?=\s*\n\s*\n|$)|\S", re.S)
+
+
+@lru_cache(maxsize=_SENTENCE_CACHE)
+def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
+    """The sentences of a chunk with their keys and token classes (cached per text)."""
+    out = []
+    for start, end in _spans(text):
+        part = text[start:end]
+        tokens = analyze(part, lang)
+        keys = frozenset(
+            [
+                *(k for t in tokens for k in search_keys(t)),
+                # "10 000" is one number to a reader, and a question types it "10000"
+                *(f"l:{re.sub(r'[^0-9]', '', m.group(0))}" for m in _GROUPED.finditer(part)),
+            ]
+        )
+        lemmas = {lemma for t in tokens for lemma in t.lemmas}
+        classes = sentence_classes(
+            part, [t.surface for t in tokens], [t.form for t in tokens], lemmas, lang
+        )
+        forms = frozenset(t.form for t in tokens)
+        out.append(Sentence(start, end, keys, forms, tuple(classes.items())))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """A question word the window must hold."""
+
+    surface: str
+    keys: tuple[str, ...]  # lemma and stem keys
+    df: int
+    kind: str  # "identifier" | "number" | "name" | "focus"
+    prefixes: tuple[str, ...] = ()
+    group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
+    prefix_df: int = 0
+    form: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionNeeds:
+    """What a question asks of a window; computed once per question."""
+
+    answer_type: AnswerType | None
+    required: tuple[Need, ...]  # identifiers, numbers, names
+    focus: tuple[Need, ...]
+    content: tuple[tuple[str, tuple[str, ...], float], ...]  # (surface, keys, idf): ranks windows
+    absent: tuple[str, ...]  # required tokens the corpus lacks entirely
+    asked: frozenset[str] = frozenset()  # the question's forms and lemma bodies
+
+
+def idf(df: int, n: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def question_needs(
+    query: QueryKeys,
+    form_keys: dict[str, list[str]],
+    key_df: dict[str, int],
+    chunk_count: int,
+    focus_words: int,
+) -> QuestionNeeds:
+    """Classify a question's words: required tokens, focus words and the expected answer type."""
+    lang = query.lang
+    n = max(chunk_count, 1)
+    position: dict[str, int] = {}
+    for i, w in enumerate(query.all_words):
+        position.setdefault(w.form, i)
+    lemmas = [k[2:] for w in query.all_words for k in w.keys if k[0] == "l"]
+    kind = answer_type((w.form for w in query.all_words), lemmas, lang)
+    asking = interrogative_forms(lang)
+    required: list[Need] = []
+    last_at = -2
+    ranked: list[tuple[int, int, int, Need]] = []
+    content = []
+    for i, w in enumerate(query.words):
+        if w.form in asking:
+            continue  # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak
+        keys = tuple(
+            dict.fromkeys([*(k for k in w.keys if k[0] in "ls"), *form_keys.get(w.form, [])])
+        )
+        df = max((key_df.get(k, 0) for k in keys), default=0)
+        word_lemmas = [k[2:] for k in w.keys if k[0] == "l"]
+        if is_identifier(w.surface):
+            required.append(Need(w.surface, keys, df, "identifier"))
+        elif is_number(w.surface):
+            required.append(Need(w.surface, keys, df, "number"))
+        elif is_name(w.surface, at := position.get(w.form, i), lang):
+            prefixes = tuple(k for k in w.keys if k[0] == "p")
+            pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
+            last = required[-1] if required else None
+            joined = last is not None and last.kind == "name" and last_at == at - 1
+            group = last.group if joined and last is not None else at
+            required.append(Need(w.surface, keys, df, "name", prefixes, group, pdf))
+            last_at = at
+        elif not is_frame(word_lemmas, w.form, lang):
+            verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
+            prefixes = tuple(k for k in w.keys if k[0] == "p")
+            need = Need(w.surface, keys, df, "focus", prefixes, form=w.form)
+            ranked.append((int(verb), df, i, need))
+        else:
+            continue
+        all_keys = tuple(dict.fromkeys([*w.keys, *form_keys.get(w.form, [])]))
+        content.append((w.surface, all_keys, idf(df, n)))
+    ranked.sort(key=lambda r: r[:3])
+    focus = tuple(r[3] for r in ranked[:focus_words])
+    absent = tuple(
+        r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
+    )
+    # A name is absent when no word of it occurs in the corpus, not even by its first letters
+    # (an inflected name the lemmatizer misreads still shares them): the refusal is final.
+    groups: dict[int, list[Need]] = {}
+    for r in required:
+        if r.kind == "name":
+            groups.setdefault(r.group, []).append(r)
+    for members in groups.values():
+        if all(m.df == 0 and m.prefix_df == 0 for m in members):
+            absent += tuple(m.surface for m in members)
+    asked = frozenset(
+        {w.form for w in query.all_words} | {k[2:] for w in query.all_words for k in w.keys}
+    )
+    return QuestionNeeds(kind, tuple(required), focus, tuple(content), absent, asked)
+
+
+def _required_met(required: tuple[Need, ...], found: frozenset[str]) -> int:
+    """How many required tokens ``found`` holds; a name counts once any word of it is there
+    ("Carter" for "Jimmy Carter")."""
+    met = 0
+    named: set[int] = set()
+    for r in required:
+        if r.kind == "name" and r.group in named:
+            met += 1
+        elif _matched(r, found) is not None:
+            met += 1
+            if r.kind == "name":
+                named.add(r.group)
+    return met
+
+
+def _groupable(need: Need) -> bool:
+    """A number of 4+ digits may be written with digit groups ("10 000") that the corpus's
+    statistics do not count as one key: only a window can tell that it is absent."""
+    return need.kind == "number" and sum(c.isdigit() for c in need.surface) >= 4
+
+
+@dataclass
+class Answerability:
+    """How one candidate's best window answers the question, for evidence and for the gate."""
+
+    window: tuple[int, int] | None  # character offsets into the chunk's text
+    answers: bool  # every check passed
+    paraphrase: bool  # fails only by focus words: a very close vector may stand in for them
+    reason: str | None  # the first failed check: "absent", "required", "focus", "type"
+    answer_type: str | None
+    type_token: str | None  # the window token that met the answer type
+    required: list[dict[str, Any]] = field(default_factory=list)
+    focus: list[dict[str, Any]] = field(default_factory=list)
+    window_keys: frozenset[str] = frozenset()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "window": list(self.window) if self.window else None,
+            "answers": self.answers,
+            "reason": self.reason,
+            "answer_type": self.answer_type,
+            "type_token": self.type_token,
+            "required": self.required,
+            "focus": self.focus,
+        }
+
+
+def _matched(need: Need, found: frozenset[str]) -> str | None:
+    for k in need.keys:
+        if k in found and k[0] in "ls":
+            return "lemma" if k[0] == "l" else "stem"
+    # A name the corpus knows may appear as its derived adjective ("Polsko" ~ "polský",
+    # "Francie" ~ "francouzský"): Czech forms these from the same first letters.
+    if need.kind == "name" and need.df > 0 and any(k in found for k in need.prefixes):
+        return "prefix"
+    return None
+
+
+def _focus_matched(
+    need: Need, found: frozenset[str], forms: frozenset[str] = frozenset()
+) -> str | None:
+    """A focus word matches by lemma or stem; if the corpus knows it, by its 4-letter prefix
+    ("otevřený" ~ "otevírací"); and any word by a shared beginning of 6+ letters, a derivation
+    the lemmatizer does not join ("rezervace" ~ "rezervujete", "třebíčský" ~ "Třebíči"). Four
+    letters are too few for a word the corpus lacks ("kolibřík" ~ "kolik")."""
+    by = _matched(need, found)
+    if by is None and need.df > 0 and any(k in found for k in need.prefixes):
+        return "prefix"
+    if by is None and len(need.form) >= _DERIVED:
+        stem = need.form[:_DERIVED]
+        if any(f.startswith(stem) for f in forms):
+            return "derived"
+    return by
+
+
+_DERIVED = 6
+
+
+def assess(
+    text: str,
+    lang: str,
+    needs: QuestionNeeds,
+    window_size: int,
+    require_type: bool,
+    prefix_credit: float = 0.0,
+    title: str | None = None,
+) -> Answerability:
+    """Find a chunk's best evidence window and check it against the question's needs.
+
+    Args:
+        title: the document's title; it names the subject of every passage, so a required
+            name or code may stand there instead of in the window ("Skladník 2" over a report
+            whose budget paragraph does not repeat it).
+    """
+    sents = sentences(text, lang)
+    heading = sentences(title, lang) if title else ()
+    # A passage names its subject once: a required name or code may stand in the document's
+    # title or elsewhere in the chunk ("SOVA T3" above the paragraph on its battery), a focus
+    # word in the title ("jídelna" of "Provozní řád firemní jídelny").
+    titled = frozenset().union(*(s.keys for s in heading))
+    context = titled.union(*(s.keys for s in sents))
+    best: tuple[Any, ...] | None = None
+    for i in range(len(sents)):
+        for j in range(i, min(i + window_size, len(sents))):
+            found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
+            forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
+            classes: dict[str, tuple[str, ...]] = {}
+            for s in sents[i : j + 1]:
+                for c, tokens in s.classes:
+                    classes[c] = classes.get(c, ()) + tokens
+            req_ok = _required_met(needs.required, found)
+            foc_ok = sum(_focus_matched(f, found | titled, forms) is not None for f in needs.focus)
+            token = (
+                None
+                if needs.answer_type is None
+                else answer_token(needs.answer_type, classes, needs.asked)
+            )
+            type_ok = needs.answer_type is None or token is not None
+            cover = 0.0
+            for _, keys, weight in needs.content:
+                if any(k in found for k in keys if k[0] in "ls"):
+                    cover += weight
+                elif prefix_credit and any(k in found for k in keys if k[0] == "p"):
+                    cover += weight * prefix_credit
+            score = (req_ok + foc_ok + int(type_ok), cover, -(j - i), -i)
+            if best is None or score > best[0]:
+                best = (score, i, j, found, forms, token, type_ok)
+    if best is None:
+        return Answerability(None, False, False, "empty", needs.answer_type, None)
+    _, i, j, found, forms, type_token, type_ok = best
+    required = []
+    for r in needs.required:
+        by = _matched(r, found)
+        if by is None and _matched(r, context):
+            by = "context"
+        required.append({"word": r.surface, "kind": r.kind, "df": r.df, "matched_by": by})
+    focus = [
+        {"word": f.surface, "df": f.df, "matched_by": _focus_matched(f, found)} for f in needs.focus
+    ]
+    reason = None
+    met = {id(r) for r in needs.required if _matched(r, context) is not None}
+    named = {r.group for r in needs.required if r.kind == "name" and id(r) in met}
+    unmet = [
+        r
+        for r in needs.required
+        if id(r) not in met and not (r.kind == "name" and r.group in named)
+    ]
+    if needs.absent:
+        reason = "absent"
+    elif unmet:
+        reason = "required"
+    elif require_type and not type_ok:
+        reason = "type"
+    elif any(f["matched_by"] is None for f in focus):
+        reason = "focus"
+    return Answerability(
+        (sents[i].start, sents[j].end),
+        reason is None,
+        reason == "focus",
+        reason,
+        needs.answer_type,
+        type_token,
+        required,
+        focus,
+        found,
+    )

@@ -1,0 +1,259 @@
+"""Answerability tables and the evidence window, without a database."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer_types import is_frame, sentence_classes
+from rag.answerability import QuestionNeeds, assess, question_needs, sentences
+from rag.question_keys import query_keys
+from rag.text import analyze
+
+
+def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 2) -> QuestionNeeds:
+    q = query_keys(question, lang)
+    # Every word is known to the corpus but those in ``absent``.
+    key_df = {k: 0 if w.surface in absent else 1 for w in q.words for k in w.keys}
+    return question_needs(q, {}, key_df, 50, focus)
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "expected"),
+    [
+        ("cs", "Kolik stojí parkování v Brně?", "amount"),
+        ("cs", "Kolik dní dovolené mám za rok?", "number"),
+        ("cs", "Kdy se koná letní firemní slavnost?", "date"),
+        ("cs", "Do kdy musím nahlásit ztrátu notebooku?", "date"),
+        ("cs", "V kolik hodin začíná slavnost?", "time"),
+        ("cs", "Jak dlouho trvá zkušební doba?", "duration"),
+        ("cs", "Kdo založil sklárnu?", "person"),
+        ("cs", "Komu se posílají objednávky?", "person"),
+        ("cs", "Kde sídlí školicí středisko?", "place"),
+        ("cs", "Odkud přijel podnikatel?", "place"),
+        ("cs", "Jak se jmenuje vedoucí kuchyně?", "name"),
+        ("cs", "Smím používat USB flash disk?", None),
+        ("cs", "Jaký je příplatek za přesčas?", None),
+        ("sk", "Koľko stojí parkovanie v Brne?", "amount"),
+        ("sk", "Kedy sa koná slávnosť?", "date"),
+        ("sk", "Kto je Novák?", "person"),
+        ("pl", "Ile kosztuje parking w Brnie?", "amount"),
+        ("pl", "Jak długo trwa okres próbny?", "duration"),
+        ("pl", "Gdzie jest magazyn?", "place"),
+        ("de", "Wie viel kostet das Parken in Brünn?", "amount"),
+        ("de", "Wann wurde die Fabrik gegründet?", "date"),
+        ("de", "Um wie viel Uhr beginnt das Fest?", "time"),
+        ("de", "Wer leitet die Abteilung?", "person"),
+        ("ru", "Сколько стоит парковка в Брно?", "amount"),
+        ("ru", "Во сколько начинается праздник?", "time"),
+        ("ru", "Как долго длится испытательный срок?", "duration"),
+        ("ru", "Где находится склад?", "place"),
+        ("en", "How much does parking in Brno cost?", "amount"),
+        ("en", "How many days of leave do I get?", "number"),
+        ("en", "At what time does the party start?", "time"),
+        ("en", "Who founded the glassworks?", "person"),
+        ("en", "Can I bring my dog?", None),
+    ],
+)
+def test_the_interrogative_sets_the_answer_type(lang: str, question: str, expected: str) -> None:
+    assert _needs(question, lang).answer_type == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "word", "frame"),
+    [
+        ("cs", "dělá", True),
+        ("cs", "udělal", True),
+        ("cs", "jmenuje", True),
+        ("cs", "znamená", True),
+        ("cs", "stojí", True),
+        ("cs", "existuje", True),
+        ("cs", "vyrábí", False),
+        ("cs", "faktura", False),
+        ("sk", "robí", True),
+        ("pl", "kosztuje", True),
+        ("de", "bedeutet", True),
+        ("de", "Fabrik", False),
+        ("ru", "означает", True),
+        ("en", "made", True),
+        ("en", "invoice", False),
+    ],
+)
+def test_frame_words_are_found_through_their_lemmas(lang: str, word: str, frame: bool) -> None:
+    (token,) = analyze(word, lang)
+    assert is_frame(token.lemmas, token.form, lang) is frame
+
+
+def test_a_generic_verb_is_no_focus_word() -> None:
+    needs = _needs("Jak se dělá výdejka?", "cs")
+    assert [f.surface for f in needs.focus] == ["výdejka"]
+
+
+@pytest.mark.parametrize(
+    ("question", "required"),
+    [
+        ("Kolik činila faktura FV-2024-0815?", [("FV-2024-0815", "identifier")]),
+        ("Co znamená chyba E17?", [("E17", "identifier")]),
+        ("Kolik je stravné na cestě delší než 18 hodin?", [("18", "number")]),
+        ("Kolik stojí parkování v Ostravě?", [("Ostravě", "name")]),
+        ("Who is Novák?", [("Novák", "name")]),
+        ("Smím používat USB flash disk?", [("USB", "name")]),
+    ],
+)
+def test_identifiers_numbers_and_names_are_required(
+    question: str, required: list[tuple[str, str]]
+) -> None:
+    lang = "en" if question.startswith("Who") else "cs"
+    assert [(r.surface, r.kind) for r in _needs(question, lang).required] == required
+
+
+def test_a_focus_noun_comes_before_a_verb() -> None:
+    needs = _needs("Kdo založil sklárnu?", "cs", focus=1)
+    assert [f.surface for f in needs.focus] == ["sklárnu"]
+
+
+# Real sentences of the sample corpus (rag/sample/) and the classes they hold.
+@pytest.mark.parametrize(
+    ("sentence", "present", "absent"),
+    [
+        (
+            "Parkování na placeném parkovišti u kanceláře v Brně stojí 30 Kč za hodinu.",
+            {"number", "amount", "place", "name"},
+            {"identifier"},
+        ),
+        (
+            "Faktura FV-2024-0815 za opravu klimatizace v zasedací místnosti ve výši 18 400 Kč "
+            "byla uhrazena 3. června 2024.",
+            {"identifier", "amount", "date"},
+            set(),
+        ),
+        ("Zkušební doba trvá tři měsíce.", {"number", "duration"}, {"amount", "name"}),
+        (
+            "Letní firemní slavnost se koná v pátek 21. června od 15 hodin na louce za halou C.",
+            {"date", "time", "place"},
+            {"amount"},
+        ),
+        (
+            "V roce 1810 založil podnikatel z Vídně na okraji městečka sklárnu.",
+            {"date", "name"},
+            set(),
+        ),
+        (
+            "Ostraha žádá, aby nikdo nedával lišce, která v noci chodí k zadní bráně, zbytky jídla.",
+            {"person", "place"},
+            {"number", "amount", "date", "name"},
+        ),
+        (
+            "Klíče od archivu účtárny byly svěřeny Pavlovi z IT provozu.",
+            {"name", "person"},
+            {"number", "date"},
+        ),
+    ],
+)
+def test_sentence_classes_of_sample_sentences(
+    sentence: str, present: set[str], absent: set[str]
+) -> None:
+    tokens = analyze(sentence, "cs")
+    classes = sentence_classes(
+        sentence,
+        [t.surface for t in tokens],
+        [t.form for t in tokens],
+        {lemma for t in tokens for lemma in t.lemmas},
+        "cs",
+    )
+    assert present <= set(classes), classes
+    assert not absent & set(classes), classes
+
+
+def test_a_heading_is_its_own_sentence_and_its_capitals_are_no_names() -> None:
+    text = "NABÍJENÍ A PROVOZ\n\nPlně nabitý akumulátor vydrží přibližně deset hodin."
+    first, second = sentences(text, "cs")
+    assert text[first.start : first.end] == "NABÍJENÍ A PROVOZ"
+    assert "name" not in dict(first.classes)
+    assert text[second.start : second.end].startswith("Plně")
+
+
+RECORD = (
+    "Výdejní sklad v Třebíči má od 2. září novou otevírací dobu. Pondělí až čtvrtek se otevírá "
+    "od 7 do 15 hodin. Sklad vede paní Malá. V pátek je otevřeno jen do poledne."
+)
+
+
+def test_the_window_is_the_best_run_of_sentences_and_reported_by_offsets() -> None:
+    needs = _needs("Kdo vede sklad v Třebíči?", "cs")
+    a = assess(RECORD, "cs", needs, 2, True)
+    assert a.answers, a.as_dict()
+    start, end = a.window  # type: ignore[misc]
+    assert "paní Malá" in RECORD[start:end]
+    assert len(RECORD[start:end]) < len(RECORD)
+    assert a.type_token == "mala"
+
+
+def test_a_window_without_the_answer_type_does_not_answer() -> None:
+    needs = _needs("Kolik stojí otevírací doba skladu v Třebíči?", "cs")
+    a = assess(RECORD, "cs", needs, 2, True)
+    assert not a.answers and a.reason == "type"
+    assert assess(RECORD, "cs", needs, 2, False).answers
+
+
+def test_a_number_of_the_question_is_not_its_answer() -> None:
+    needs = _needs("Kolik hodin denně proplatí firma při parkování nad 30 Kč?", "cs")
+    a = assess("Parkování stojí 30 Kč za hodinu.", "cs", needs, 2, True)
+    assert a.reason in ("type", "focus")
+
+
+def test_an_identifier_absent_from_the_corpus_refuses_every_window() -> None:
+    needs = _needs("Kolik činila faktura FV-2024-0999?", "cs", absent=("FV-2024-0999",))
+    assert needs.absent == ("FV-2024-0999",)
+    text = "Faktura FV-2024-0815 ve výši 18 400 Kč byla uhrazena 3. června 2024."
+    assert assess(text, "cs", needs, 2, True).reason == "absent"
+
+
+def test_an_identifier_elsewhere_in_the_corpus_must_be_in_this_chunk() -> None:
+    needs = _needs("Kolik činila faktura FV-2024-0999?", "cs")
+    text = "Faktura FV-2024-0815 ve výši 18 400 Kč byla uhrazena 3. června 2024."
+    a = assess(text, "cs", needs, 2, True)
+    assert a.reason == "required"
+    assert a.required == [
+        {"word": "FV-2024-0999", "kind": "identifier", "df": 1, "matched_by": None}
+    ]
+
+
+def test_another_city_than_the_records_is_required_and_missing() -> None:
+    needs = _needs("Kolik stojí parkování v Ostravě?", "cs")
+    text = "Parkování u kanceláře v Brně stojí 30 Kč za hodinu."
+    assert assess(text, "cs", needs, 2, True).reason == "required"
+    assert assess(text, "cs", _needs("Kolik stojí parkování v Brně?", "cs"), 2, True).answers
+
+
+def test_a_name_is_met_by_any_of_its_words() -> None:
+    needs = _needs("Co udělal Tomáš Krejčí?", "cs")
+    text = "Za obnovu záloh poděkovalo vedení panu Krejčímu z IT provozu."
+    a = assess(text, "cs", needs, 2, True)
+    assert a.reason is None, a.as_dict()
+
+
+def test_a_name_no_word_of_which_the_corpus_knows_is_absent() -> None:
+    q = query_keys("Kolik vydělává ředitel Karel Dlouhý?", "cs")
+    key_df = {k: (0 if w.surface in ("Karel", "Dlouhý") else 3) for w in q.words for k in w.keys}
+    needs = question_needs(q, {}, key_df, 50, 2)
+    assert set(needs.absent) == {"Karel", "Dlouhý"}
+
+
+def test_two_rare_words_in_two_different_records_do_not_make_one_answer() -> None:
+    needs = _needs("Kde se koná kurz pro hasiče?", "cs")
+    first = "Kurz projektového řízení proběhne v Praze."
+    second = "Hasiči cvičí každé úterý na nádvoří."
+    assert not assess(first, "cs", needs, 2, True).answers
+    assert not assess(second, "cs", needs, 2, True).answers
+    assert assess(first + " " + second, "cs", needs, 2, True).answers
+
+
+def test_a_digit_grouped_number_matches_the_question_typed_without_groups() -> None:
+    needs = _needs("Stálo to 18400 Kč?", "cs", absent=("18400",))
+    assert needs.absent == ()
+    text = "Oprava stála 18 400 Kč."
+    assert assess(text, "cs", needs, 2, True).required[0]["matched_by"] == "lemma"
+
+
+def test_sentences_are_cached_per_text() -> None:
+    assert sentences(RECORD, "cs") is sentences(RECORD, "cs")
