@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from rag.chunking import split_sentences
@@ -18,7 +19,8 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.llm import abstains
-from rag.profiles import filter_params
+from rag.profiles import thresholds
+from rag.relations import Thresholds
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
@@ -77,6 +79,7 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    thresholds: str = "same"  # the threshold set that judged it (rag.relations)
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -91,7 +94,7 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement),
+            "evidence": evidence(c, self.judgement, self.thresholds),
             "passed": self.judgement.passed,
         }
 
@@ -103,11 +106,15 @@ class SearchResult:
     hits: list[Hit]
     degraded: list[dict[str, str]]
     retrieval: Retrieval
+    relation: str = "same"  # the question's language relation to the owner's documents
+    thresholds: str = "same"  # the threshold set that judged its candidates
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "lang": self.lang,
+            "relation": self.relation,
+            "thresholds": self.thresholds,
             "hits": [h.as_dict() for h in self.hits],
             "degraded": self.degraded,
             "timings_ms": {k: round(v, 2) for k, v in self.retrieval.timings_ms.items()},
@@ -140,9 +147,29 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement) -> dict[str, Any]:
+def evidence(c: Candidate, j: Judgement, thresholds: str = "same") -> dict[str, Any]:
     """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
-    return {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    return {
+        "fts_rank": c.fts_rank,
+        "vector_rank": c.vector_rank,
+        **j.as_dict(),
+        "thresholds": thresholds,
+    }
+
+
+def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], str, str]:
+    """Judge a retrieval's candidates with the set its language relation selects.
+
+    A single ``FilterParams`` judges every question (calibration, an explicit override): it is
+    reported under the relation's own name.
+    """
+    if isinstance(params, FilterParams):
+        rel, _, _ = Thresholds(params).choose(r.query.lang, r.owner_langs)
+        name, chosen = rel, params
+    else:
+        rel, name, chosen = params.choose(r.query.lang, r.owner_langs)
+    hits = [Hit(c, j, name) for c, j in zip(r.candidates, judge(r, chosen), strict=True)]
+    return hits, rel, name
 
 
 class Engine:
@@ -154,19 +181,21 @@ class Engine:
         settings: Settings,
         embedder: Embedder | None,
         llm: AnswerWriter | None = None,
-        params: FilterParams | None = None,
+        params: FilterParams | Thresholds | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
         self.embedder = embedder
         self.llm = llm
+        self.profile_path: Path | None = None
         if params is None:
-            params, self.profile_path = filter_params(
+            params, self.profile_path = thresholds(
                 settings, embedder.model_id if embedder else None
             )
-        else:
-            self.profile_path = None
-        self.params = params
+        elif isinstance(params, FilterParams):
+            params = Thresholds(params)
+        self.thresholds = params
+        self.params = params.default  # the set for questions in the corpus's language
 
     def validate(self, question: str) -> str:
         """The question, normalized; raises InputError when it is unusable."""
@@ -191,14 +220,17 @@ class Engine:
         params: FilterParams | None = None,
         vector: Any = None,
     ) -> SearchResult:
-        """Fused candidates with their evidence and whether the filter admits each."""
+        """Fused candidates with their evidence and whether the filter admits each.
+
+        The question's language relation to the owner's documents picks the threshold set
+        (``params`` overrides it for every question).
+        """
         q = self.validate(question)
         r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
-        judgements = judge(r, params or self.params)
-        hits = [Hit(c, j) for c, j in zip(r.candidates, judgements, strict=True)]
+        hits, rel, name = judged(r, params or self.thresholds)
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r)
+        return SearchResult(q, r.query.lang, hits, r.degraded, r, rel, name)
 
     def ask(
         self,
@@ -228,7 +260,7 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement),
+                evidence(h.candidate, h.judgement, h.thresholds),
             )
             for h in passed
         ]

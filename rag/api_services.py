@@ -14,7 +14,7 @@ from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
 from rag.loaders import LoadedDocument, LoadFailure
-from rag.relevance import FilterParams
+from rag.relations import Thresholds
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
 
@@ -35,7 +35,7 @@ class Services:
         self.embedder = embedder
         self.llm = llm
         self.db: Database | None = None
-        self.params: FilterParams | None = None
+        self.params: Thresholds | None = None
         self.owns_db = False
         # "none" (no embedder), "loading", "ready" or "failed: <why>"
         self.embedder_state = "loading"
@@ -58,7 +58,7 @@ class Services:
             with self.db.connection() as conn:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
                 conn.commit()
-        self.params = Engine(self.db, self.settings, self.embedder).params
+        self.params = Engine(self.db, self.settings, self.embedder).thresholds
         if self.embedder is None:
             self.embedder_state = "none"
         else:
