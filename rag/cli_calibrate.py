@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +70,13 @@ SELECTION_RULE = (
     "(repeat it; 'none' counts every case).",
 )
 @click.option(
+    "--other-as",
+    default="other",
+    show_default=True,
+    help="Name of the set fitted to the other-language questions: other, or a language pair "
+    "such as de>ru (a question in de over a mostly ru corpus) that wins over other.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -86,46 +92,171 @@ def calibrate(
     plot: Path | None,
     folds: int,
     ungated: tuple[str, ...],
+    other_as: str,
     check: bool,
     as_json: bool,
     **opts: Any,
 ) -> None:
-    """Fit the relevance filter to the embedding model on a set of cases and write its profile."""
+    """Fit the relevance filter to the embedding model on a set of cases and write its profile.
+
+    Each language relation of the set's questions to its corpus (same language, other language)
+    gets its own thresholds; sets the cases cannot fit are kept from the profile in force.
+    """
     ungated = tuple(t for t in ungated if t.lower() != "none")
     if check:
         _check(app, opts, min_answer_recall, max_false_answer, ungated, as_json)
         return
     from rag import calibrate as cal
+    from rag import relation_fit as rf
     from rag.errors import ConfigError, InputError
-    from rag.eval_metrics import score
-    from rag.profiles import filter_params, slug, write_profile
+    from rag.profiles import read_profile, relation_entries, slug, thresholds, write_profile
+    from rag.relations import OTHER, SAME, Thresholds, is_relation_key
 
     if app.embedder is None:
         raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")
+    if other_as == SAME or not is_relation_key(other_as):
+        raise click.BadParameter(
+            f"{other_as!r} is neither other nor a language pair like de>ru",
+            param_hint="--other-as",
+        )
     evalset, engine, owner, everything = prepare_set(
         app, opts, use_profile=False, progress=not as_json
     )
     cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
     if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
         raise InputError("calibration needs both answerable and not_found cases")
+    model_id = app.embedder.model_id
     try:
-        # the profile in force joins the sweep: recalibrating never ends below it
-        current = [filter_params(app.settings, app.embedder.model_id)[0]]
+        # the profile in force joins each sweep: recalibrating never ends below it
+        current, current_path = thresholds(app.settings, model_id)
     except ConfigError:
-        current = []
-    s = cal.sweep(cases, retrievals, folds=folds, also=current)
-    front = cal.frontier(s)
-    chosen = cal.select(s, max_false_answer)
-    if chosen is None:
-        _print_frontier(s, front, None, max_false_answer, as_json)
-        click.echo(
-            f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%}",
-            err=True,
+        current, current_path = Thresholds(engine.params), None
+    fits: dict[str, Any] = {}
+    skipped: list[str] = []
+    for name, g in rf.groups(cases, retrievals, aside, other_as).items():
+        if not g.fittable:
+            skipped.append(f"{name} ({len(g.cases)} cases, not both answerable and not_found)")
+            continue
+        in_force = current.sets.get(name) or current.sets.get(OTHER if name != SAME else SAME)
+        f = rf.fit(engine, name, g, max_false_answer, folds, in_force or current.default)
+        if f.chosen is None:
+            _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
+            click.echo(
+                f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%} "
+                f"for the {name} questions",
+                err=True,
+            )
+            sys.exit(1)
+        fits[name] = f
+    if not fits:
+        raise InputError(
+            "calibration needs answerable and not_found cases in one language relation; "
+            + "; ".join(skipped)
         )
-        sys.exit(1)
-    params = s.params(chosen)
-    report = score(engine, evalset.name, cases, retrievals, params)
-    fig, swept = report.figures, s.figures(chosen)
+    path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
+    set_name = evalset.label
+    relations = relation_entries(current_path)
+    for name, f in fits.items():
+        if name != SAME:
+            relations[name] = {
+                "params": f.params.as_dict(),
+                **rf.entry(f, set_name, max_false_answer, ungated),
+            }
+    if SAME in fits:
+        same = fits[SAME]
+        default = same.params
+        head = {
+            **rf.entry(same, set_name, max_false_answer, ungated),
+            "selection": SELECTION_RULE,
+        }
+    else:
+        default = current.default
+        head = {
+            k: v
+            for k, v in (read_profile(current_path) if current_path else {}).items()
+            if k not in ("model_id", "params", "relations")
+        }
+    write_profile(
+        path, model_id, default, {**head, **({"relations": relations} if relations else {})}
+    )
+    plots = _plots(fits, plot, evalset.label, model_id, max_false_answer, cal.plot, slug)
+    if as_json:
+        main = fits.get(SAME) or next(iter(fits.values()))
+        echo_json(
+            {
+                "set": set_name,
+                "owner": owner,
+                **_fit_json(main, ungated),
+                "relations": {name: _fit_json(f, ungated) for name, f in fits.items()},
+                "skipped": skipped,
+                "profile": str(path),
+                "plot": str(plot) if plot else None,
+                "plots": plots,
+            }
+        )
+        return
+    click.echo(f"set {set_name}: {len(cases)} cases, owner {owner}")
+    for name, f in fits.items():
+        _print_fit(name, f, max_false_answer, folds, ungated)
+    for line in skipped:
+        click.echo(f"\nkept from the profile in force: {line}")
+    if OTHER not in fits and other_as != OTHER and other_as in fits:
+        click.echo(f"\nthe other-language set is stored as {other_as}")
+    click.echo(f"profile written: {path}")
+    for p in plots:
+        click.echo(f"plot written: {p}")
+
+
+def _plots(
+    fits: dict[str, Any],
+    plot: Path | None,
+    label: str,
+    model_id: str,
+    ceiling: float,
+    draw: Any,
+    slug: Any,
+) -> list[str]:
+    """One trade-off plot per fitted relation: ``plot`` for the first, ``<stem>-<name>`` next."""
+    if not plot:
+        return []
+    out = []
+    for n, (name, f) in enumerate(fits.items()):
+        path = plot if n == 0 else plot.with_name(f"{plot.stem}-{slug(name)}{plot.suffix}")
+        draw(
+            f.sweep,
+            f.chosen,
+            ceiling,
+            path,
+            f"{label} ({name}), {model_id}: {len(f.sweep)} settings",
+        )
+        out.append(str(path))
+    return out
+
+
+def _fit_json(f: Any, ungated: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "cases": len(f.group.cases),
+        "swept_settings": len(f.sweep),
+        "params": f.params.as_dict(),
+        "figures": f.report.figures.as_dict(),
+        "held_out": f.held_out.as_dict(),
+        "ungated": {
+            "tags": list(ungated),
+            "not_found": f.side.no_answer,
+            "answered": f.side.false_answers,
+        },
+        "frontier": [_frontier_row(f.sweep, i) for i in f.front],
+    }
+
+
+def _print_fit(name: str, f: Any, ceiling: float, folds: int, ungated: tuple[str, ...]) -> None:
+    fig, s = f.report.figures, f.sweep
+    click.echo(
+        f"\nthresholds {name}: {len(f.group.cases)} cases ({fig.answerable} answerable, "
+        f"{fig.no_answer} not_found); {len(s)} settings swept"
+    )
+    _print_frontier(s, f.front, f.chosen, ceiling, False)
+    swept = s.figures(f.chosen)
     if (fig.recalled, fig.false_answers, fig.refused) != (
         swept.recalled,
         swept.false_answers,
@@ -136,84 +267,27 @@ def calibrate(
             f"({swept.as_dict()} vs {fig.as_dict()}); the engine's figures are reported",
             err=True,
         )
-    ho = cal.held_out(s, max_false_answer)
-    side = score(engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], params).figures
-    model_id = app.embedder.model_id
-    path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
-    from rag.eval_metrics import retrieval_metrics
-
-    write_profile(
-        path,
-        model_id,
-        params,
-        {
-            "created": date.today().isoformat(),
-            "set": evalset.name,
-            "cases": len(cases),
-            "max_false_answer": max_false_answer,
-            "selection": SELECTION_RULE,
-            "swept_settings": len(s),
-            "figures": fig.as_dict(),
-            "held_out": ho.as_dict(),
-            "retrieval": retrieval_metrics(report.results),
-            "failed_cases": [r.case.id for r in report.failures],
-            "ungated_tags": list(ungated),
-            "ungated": {"not_found": side.no_answer, "answered": side.false_answers},
-        },
-    )
-    if plot:
-        cal.plot(
-            s, chosen, max_false_answer, plot, f"{evalset.name}, {model_id}: {len(s)} settings"
-        )
-    if as_json:
-        echo_json(
-            {
-                "set": evalset.name,
-                "owner": owner,
-                "swept_settings": len(s),
-                "params": params.as_dict(),
-                "figures": fig.as_dict(),
-                "held_out": ho.as_dict(),
-                "ungated": {
-                    "tags": list(ungated),
-                    "not_found": side.no_answer,
-                    "answered": side.false_answers,
-                },
-                "frontier": [_frontier_row(s, i) for i in front],
-                "profile": str(path),
-                "plot": str(plot) if plot else None,
-            }
-        )
-        return
     click.echo(
-        f"set {evalset.name}: {len(cases)} cases ({fig.answerable} answerable, "
-        f"{fig.no_answer} not_found), owner {owner}; {len(s)} settings swept"
-    )
-    _print_frontier(s, front, chosen, max_false_answer, as_json)
-    click.echo(
-        f"\nchosen (false answers <= {max_false_answer:.1%}): "
-        + ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
+        f"\nchosen for {name} (false answers <= {ceiling:.1%}): "
+        + ", ".join(f"{k}={v}" for k, v in f.params.as_dict().items())
     )
     click.echo(
         f"  whole set: answer recall {rate(fig.answer_recall, fig.recalled, fig.answerable)}"
         f", false answers {rate(fig.false_answer_rate, fig.false_answers, fig.no_answer)}"
         f", false refusals {rate(fig.false_refusal_rate, fig.refused, fig.answerable)}"
     )
-    p = ho.pooled
+    p = f.held_out.pooled
     click.echo(
         f"  held out ({folds}-fold CV): answer recall "
         f"{rate(p.answer_recall, p.recalled, p.answerable)}, false answers "
         f"{rate(p.false_answer_rate, p.false_answers, p.no_answer)}, false refusals "
         f"{rate(p.false_refusal_rate, p.refused, p.answerable)}"
     )
-    if aside:
+    if f.group.aside:
         click.echo(
-            f"  not counted ({', '.join(ungated)}): {side.false_answers} of "
-            f"{side.no_answer} not_found cases got sources"
+            f"  not counted ({', '.join(ungated)}): {f.side.false_answers} of "
+            f"{f.side.no_answer} not_found cases got sources"
         )
-    click.echo(f"profile written: {path}")
-    if plot:
-        click.echo(f"plot written: {plot}")
 
 
 def _frontier_row(s: Any, i: int) -> dict[str, Any]:
@@ -278,9 +352,10 @@ def _check(
     ungated: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Exit 1 unless the profile that applies meets both floors on the set."""
+    """Exit 1 unless the profile that applies meets both floors on the set, and on each
+    language relation's cases that are both answerable and not_found."""
     from rag.errors import InputError
-    from rag.eval_metrics import score
+    from rag.eval_metrics import Figures, score
     from rag.profiles import read_profile
 
     evalset, engine, owner, everything = prepare_set(
@@ -292,22 +367,36 @@ def _check(
             f"set {evalset.name} has {len(cases)} cases; the check needs "
             "answerable and not_found cases and refuses to pass on nothing"
         )
-    report = score(engine, evalset.name, cases, retrievals, engine.params)
+    report = score(engine, evalset.name, cases, retrievals, engine.thresholds)
     f = report.figures
     side = score(
-        engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], engine.params
+        engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], engine.thresholds
     ).figures
     known: set[str] | None = None
     if engine.profile_path:
-        listed = read_profile(engine.profile_path).get("failed_cases")
+        data = read_profile(engine.profile_path)
+        listed = data.get("failed_cases")
         known = set(listed) if isinstance(listed, list) else None
+        for entry in (data.get("relations") or {}).values():
+            more = entry.get("failed_cases") if isinstance(entry, dict) else None
+            if isinstance(more, list):
+                known = (known or set()) | set(more)
     failures = report.failures
     regressed = [r for r in failures if known is None or r.case.id not in known]
+    relations = {
+        rel: Figures.of([r for r in report.results if r.relation == rel])
+        for rel in sorted({r.relation for r in report.results}, key=lambda x: x != "same")
+    }
+    if len(relations) == 1:
+        relations = {}
     problems = []
-    if (f.answer_recall or 0.0) < min_recall:
-        problems.append(f"answer recall {f.answer_recall:.3f} < {min_recall}")
-    if (f.false_answer_rate or 0.0) > max_false:
-        problems.append(f"false-answer rate {f.false_answer_rate:.3f} > {max_false}")
+    for where, fig in (("", f), *((f"{rel} questions: ", g) for rel, g in relations.items())):
+        if not fig.answerable or not fig.no_answer:
+            continue
+        if (fig.answer_recall or 0.0) < min_recall:
+            problems.append(f"{where}answer recall {fig.answer_recall:.3f} < {min_recall}")
+        if (fig.false_answer_rate or 0.0) > max_false:
+            problems.append(f"{where}false-answer rate {fig.false_answer_rate:.3f} > {max_false}")
     if as_json:
         echo_json(
             {
@@ -315,6 +404,7 @@ def _check(
                 "problems": problems,
                 "profile": engine.profile_path,
                 "figures": f.as_dict(),
+                "relations": {rel: g.as_dict() for rel, g in relations.items()},
                 "ungated": {
                     "tags": list(ungated),
                     "not_found": side.no_answer,
@@ -335,6 +425,12 @@ def _check(
             f"(floor {min_recall}), false answers "
             f"{rate(f.false_answer_rate, f.false_answers, f.no_answer)} (ceiling {max_false})"
         )
+        for rel, g in relations.items():
+            click.echo(
+                f"  {rel} questions: answer recall "
+                f"{rate(g.answer_recall, g.recalled, g.answerable)}, false answers "
+                f"{rate(g.false_answer_rate, g.false_answers, g.no_answer)}"
+            )
         if aside:
             click.echo(
                 f"not counted ({', '.join(ungated)}): {side.false_answers} of "
