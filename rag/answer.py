@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,7 +20,7 @@ from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.llm import abstains
 from rag.profiles import thresholds
-from rag.relations import Thresholds
+from rag.relations import MAX_DISTANCE, Thresholds, reference_distance
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
@@ -163,13 +163,30 @@ def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], 
     A single ``FilterParams`` judges every question (calibration, an explicit override): it is
     reported under the relation's own name.
     """
+    contrast = 0.0
     if isinstance(params, FilterParams):
         rel, _, _ = Thresholds(params).choose(r.query.lang, r.owner_langs)
         name, chosen = rel, params
     else:
         rel, name, chosen = params.choose(r.query.lang, r.owner_langs)
-    hits = [Hit(c, j, name) for c, j in zip(r.candidates, judge(r, chosen), strict=True)]
+        contrast = params.contrast_of(name)
+    judgements = judge(relative(r, contrast), chosen)
+    hits = [Hit(c, j, name) for c, j in zip(r.candidates, judgements, strict=True)]
     return hits, rel, name
+
+
+def relative(r: Retrieval, contrast: float) -> Retrieval:
+    """``r`` with distances judged relative to the question's neighbourhood (rag.relations)."""
+    if not contrast:
+        return r
+    reference = reference_distance(
+        [c.distance for c in r.candidates if c.vector_rank is not None and c.distance is not None]
+    )
+    shift = contrast * (MAX_DISTANCE - reference)
+    moved = [
+        c if c.distance is None else replace(c, distance=c.distance + shift) for c in r.candidates
+    ]
+    return replace(r, candidates=moved)
 
 
 class Engine:

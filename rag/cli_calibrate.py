@@ -77,6 +77,14 @@ SELECTION_RULE = (
     "such as de>ru (a question in de over a mostly ru corpus) that wins over other.",
 )
 @click.option(
+    "--contrast",
+    "contrasts",
+    multiple=True,
+    type=click.FloatRange(0, 10),
+    help="Contrasts swept for other-language questions (distances judged relative to the "
+    "question's neighbourhood; repeat it); default 0, 1 and 2.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -93,6 +101,7 @@ def calibrate(
     folds: int,
     ungated: tuple[str, ...],
     other_as: str,
+    contrasts: tuple[float, ...],
     check: bool,
     as_json: bool,
     **opts: Any,
@@ -137,8 +146,17 @@ def calibrate(
         if not g.fittable:
             skipped.append(f"{name} ({len(g.cases)} cases, not both answerable and not_found)")
             continue
-        in_force = current.sets.get(name) or current.sets.get(OTHER if name != SAME else SAME)
-        f = rf.fit(engine, name, g, max_false_answer, folds, in_force or current.default)
+        in_force = name if name in current.sets else OTHER if name != SAME else SAME
+        f = rf.fit(
+            engine,
+            name,
+            g,
+            max_false_answer,
+            folds,
+            current.get(in_force),
+            current.contrast_of(in_force),
+            tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
+        )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
             click.echo(
@@ -160,6 +178,7 @@ def calibrate(
         if name != SAME:
             relations[name] = {
                 "params": f.params.as_dict(),
+                "contrast": f.contrast,
                 **rf.entry(f, set_name, max_false_answer, ungated),
             }
     if SAME in fits:
@@ -238,6 +257,7 @@ def _fit_json(f: Any, ungated: tuple[str, ...]) -> dict[str, Any]:
         "cases": len(f.group.cases),
         "swept_settings": len(f.sweep),
         "params": f.params.as_dict(),
+        "contrast": f.contrast,
         "figures": f.report.figures.as_dict(),
         "held_out": f.held_out.as_dict(),
         "ungated": {
@@ -268,7 +288,7 @@ def _print_fit(name: str, f: Any, ceiling: float, folds: int, ungated: tuple[str
             err=True,
         )
     click.echo(
-        f"\nchosen for {name} (false answers <= {ceiling:.1%}): "
+        f"\nchosen for {name} (false answers <= {ceiling:.1%}): contrast={f.contrast:g}, "
         + ", ".join(f"{k}={v}" for k, v in f.params.as_dict().items())
     )
     click.echo(

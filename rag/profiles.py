@@ -3,7 +3,8 @@
 A profile is a small JSON file ``{"model_id", "params": {...}, "relations"?: {...}, ...}``:
 ``params`` is the default set (questions in the corpus's own language); ``relations`` maps a
 language relation (``other``, or a pair such as ``de>ru``; see :mod:`rag.relations`) to
-``{"params": {...}, ...its figures}``, each set's missing knobs taken from the default. A profile
+``{"params": {...}, "contrast"?: c, ...its figures}``, each set's missing knobs taken from the
+default (``contrast``: see :mod:`rag.relations`). A profile
 without ``relations`` judges every question with ``params``. Retrieval loads the one for the
 configured model automatically: ``RAG_PROFILE`` names a file explicitly; otherwise
 ``<data_dir>/profiles/<slug>.json`` (written by ``rag calibrate``) wins over the profile shipped
@@ -23,6 +24,7 @@ from rag.relevance import FilterParams
 from rag.settings import Settings
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
+MAX_CONTRAST = 10.0
 
 
 def slug(model_id: str) -> str:
@@ -78,7 +80,7 @@ def thresholds(settings: Settings, model_id: str | None) -> tuple[Thresholds, Pa
     relations = data.get("relations") or {}
     if not isinstance(relations, dict):
         raise ConfigError(f"calibration profile {path}: relations must be an object")
-    sets = {}
+    sets, contrast = {}, {}
     for key, entry in relations.items():
         if not is_relation_key(key) or not isinstance(entry, dict):
             raise ConfigError(
@@ -88,9 +90,17 @@ def thresholds(settings: Settings, model_id: str | None) -> tuple[Thresholds, Pa
         if not isinstance(entry.get("params"), dict):
             raise ConfigError(f"calibration profile {path}: relation {key!r} has no params")
         sets[key] = _merged(default, entry["params"])
+        value = entry.get("contrast", 0.0)
+        if not isinstance(value, int | float) or not 0 <= value <= MAX_CONTRAST:
+            raise ConfigError(
+                f"calibration profile {path}: relation {key!r} contrast must be a number "
+                f"from 0 to {MAX_CONTRAST}"
+            )
+        if value:
+            contrast[key] = float(value)
     if SAME in sets:
         default = sets[SAME]
-    return Thresholds(default, sets), path
+    return Thresholds(default, sets, contrast), path
 
 
 def relation_entries(path: Path | None) -> dict[str, Any]:

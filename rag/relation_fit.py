@@ -5,6 +5,11 @@ The cases of a set group by their question's relation to the corpus (:mod:`rag.r
 Czech questions over the Czech sample are ``same``, English and Slovak ones ``other``. Each group
 with both answerable and not_found cases gets its own sweep, selection and held-out figures; a
 group without both keeps the set the profile in force has for it.
+
+An other-language group is swept once per :data:`CONTRASTS` value (distances judged relative to
+the question's neighbourhood, see :mod:`rag.relations`), the sweep itself unchanged: its cases'
+retrievals are shifted first. The contrast whose selection recalls most wins; ties go to fewer
+false answers, then to the smaller contrast.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from rag import calibrate as cal
-from rag.answer import Engine
+from rag.answer import Engine, relative
 from rag.eval_metrics import Report, retrieval_metrics, score
 from rag.evaluate import Case
 from rag.relations import OTHER, SAME, relation
@@ -76,11 +81,16 @@ class Fit:
     report: Report | None = None
     held_out: cal.HeldOut | None = None
     side: Any = None  # Figures of the ungated cases
+    contrast: float = 0.0
+    swept: tuple[float, ...] = (0.0,)
 
     @property
     def params(self) -> FilterParams:
         assert self.chosen is not None
         return self.sweep.params(self.chosen)
+
+
+CONTRASTS = (0.0, 1.0, 2.0)
 
 
 def fit(
@@ -90,20 +100,45 @@ def fit(
     ceiling: float,
     folds: int,
     current: FilterParams | None,
+    current_contrast: float = 0.0,
+    contrasts: Sequence[float] = CONTRASTS,
 ) -> Fit:
-    """Sweep one relation's cases (the set in force joins the sweep) and select a setting."""
-    s = cal.sweep(g.cases, g.retrievals, folds=folds, also=[current] if current else [])
-    chosen = cal.select(s, ceiling)
-    result = Fit(g, s, cal.frontier(s), chosen)
-    if chosen is None:
-        return result
-    params = s.params(chosen)
-    result.report = score(engine, name, g.cases, g.retrievals, params)
-    result.held_out = cal.held_out(s, ceiling)
-    result.side = score(
+    """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
+    an other-language relation once per contrast."""
+    best: Fit | None = None
+    for contrast in contrasts if name != SAME else (0.0,):
+        shifted = Group(
+            g.name,
+            g.cases,
+            [relative(r, contrast) for r in g.retrievals],
+            [(c, relative(r, contrast)) for c, r in g.aside],
+        )
+        also = [current] if current and contrast == current_contrast else []
+        s = cal.sweep(shifted.cases, shifted.retrievals, folds=folds, also=also)
+        chosen = cal.select(s, ceiling)
+        f = Fit(shifted, s, cal.frontier(s), chosen, contrast=contrast)
+        if best is None or _better(f, best):
+            best = f
+    assert best is not None
+    best.swept = tuple(contrasts)
+    if best.chosen is None:
+        return best
+    g, params = best.group, best.params
+    best.report = score(engine, name, g.cases, g.retrievals, params)
+    best.held_out = cal.held_out(best.sweep, ceiling)
+    best.side = score(
         engine, name, [c for c, _ in g.aside], [r for _, r in g.aside], params
     ).figures
-    return result
+    return best
+
+
+def _better(f: Fit, than: Fit) -> bool:
+    if f.chosen is None:
+        return False
+    if than.chosen is None:
+        return True
+    a, b = f.sweep.figures(f.chosen), than.sweep.figures(than.chosen)
+    return (a.recalled, -a.false_answers) > (b.recalled, -b.false_answers)
 
 
 def entry(f: Fit, set_name: str, ceiling: float, ungated: Sequence[str]) -> dict[str, Any]:
@@ -115,6 +150,7 @@ def entry(f: Fit, set_name: str, ceiling: float, ungated: Sequence[str]) -> dict
         "cases": len(f.group.cases),
         "max_false_answer": ceiling,
         "swept_settings": len(f.sweep),
+        "contrasts_swept": list(f.swept) if f.group.name != SAME else [0.0],
         "figures": f.report.figures.as_dict(),
         "held_out": f.held_out.as_dict(),
         "retrieval": retrieval_metrics(f.report.results),

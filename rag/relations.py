@@ -13,6 +13,17 @@ thresholds cannot serve both, so a profile holds one set per relation:
 
 A profile without a set for the relation falls back to ``other`` (for a pair) and then to its
 default parameters (``same``): an old single-set profile judges every question as before.
+
+Across languages the absolute distance says less than how much closer the best passage is than
+the question's other neighbours: a German question sits about as far from every Russian
+paragraph as a Czech off-topic claim does, but from its own paragraph markedly closer than from
+the rest. A set may therefore judge distances relative to the question's neighbourhood:
+``distance + contrast * (2 - reference)``, the reference being the mean distance of the
+question's vector candidates (the top ``candidates`` of the vector list, at no extra query), 2
+the largest cosine distance: ordered as ``distance - contrast * reference``, and never negative,
+so a threshold of 0 still turns a rule off. ``contrast`` 0 (the default, and the same-language
+sets') judges raw distances. The shift is the same for every candidate of a question, so margins
+between candidates do not change.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from dataclasses import dataclass, field
 from rag.relevance import FilterParams
 
 SAME = "same"
+MAX_DISTANCE = 2.0  # the largest cosine distance
 OTHER = "other"
 # A language this share of the owner's documents is written in is one of the corpus's own: an
 # owner with 60 % Czech and 40 % English documents answers English questions from English text.
@@ -60,6 +72,7 @@ class Thresholds:
 
     default: FilterParams
     sets: Mapping[str, FilterParams] = field(default_factory=dict)
+    contrast: Mapping[str, float] = field(default_factory=dict)  # by set name; absent: 0
 
     def choose(self, lang: str, owner_langs: OwnerLangs) -> tuple[str, str, FilterParams]:
         """The question's relation, the name of the set that judges it, and that set."""
@@ -83,4 +96,13 @@ class Thresholds:
     def with_sets(self, sets: Mapping[str, FilterParams]) -> Thresholds:
         """These thresholds with ``sets`` replacing (or adding) the named sets."""
         merged = {**self.sets, **sets}
-        return Thresholds(merged.get(SAME, self.default), merged)
+        return Thresholds(merged.get(SAME, self.default), merged, self.contrast)
+
+    def contrast_of(self, name: str) -> float:
+        """How strongly the set ``name`` judges distances relative to the neighbourhood."""
+        return float(self.contrast.get(name, 0.0))
+
+
+def reference_distance(distances: Sequence[float]) -> float:
+    """The mean distance of a question's vector candidates (0 without any)."""
+    return sum(distances) / len(distances) if distances else 0.0
