@@ -90,7 +90,7 @@ def main() -> None:
     with Database(settings) as db:
         summary = Ingestor(db, settings, None, owner).add_all(
             load_path(args.corpus / "docs.jsonl", max_bytes=settings.max_upload_bytes),
-            workers=settings.ingest_workers,
+            workers=settings.prepare_workers,
         )
         print(
             f"corpus: {summary.added + summary.replaced} ingested, {summary.unchanged} reused;"

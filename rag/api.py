@@ -41,11 +41,18 @@ from litestar.static_files import create_static_files_router
 from rag import api_chat, api_documents
 from rag.answer import AnswerWriter
 from rag.api_chat import check_question
-from rag.api_problems import EXCEPTION_HANDLERS, problem
+from rag.api_problems import (
+    EXCEPTION_HANDLERS,
+    QUESTION_ERRORS,
+    V1_ERRORS,
+    problem,
+    problem_responses,
+)
 from rag.api_schemas import SearchIn
 from rag.api_services import Services
 from rag.auth import Caller, bearer_token
 from rag.db import Database
+from rag.embed_queue import embedding_status
 from rag.embedders import Embedder, make_embedder
 from rag.llm import make_llm
 from rag.settings import Settings
@@ -71,19 +78,38 @@ class ApiKeyMiddleware(AbstractAuthenticationMiddleware):
         return AuthenticationResult(user=caller, auth=caller.key_id)
 
 
+def question_body_limit(settings: Settings) -> int:
+    """The largest body a question route reads: a question and its history, all \\u-escaped,
+    and never more than an upload may be."""
+    chars = settings.max_question_chars + settings.max_history_chars
+    needed = max(1024 * 1024, 12 * chars) + MULTIPART_SLACK
+    return min(needed, settings.max_upload_bytes + MULTIPART_SLACK)
+
+
 def _services(state: State) -> Services:
     return state.rag  # type: ignore[no-any-return]
 
 
-@get("/healthz", sync_to_thread=False, tags=["health"])
-def healthz() -> dict[str, str]:
-    """The process is up (it does not touch the database)."""
+@get("/healthz", sync_to_thread=False, tags=["health"], responses=problem_responses(503))
+def healthz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Any:
+    """The process is up (it does not touch the database).
+
+    503 only when the embedded PostgreSQL has stayed down although the service kept restarting
+    it: then restarting the service is what is left to try.
+    """
+    monitor = services.monitor
+    if monitor is not None and monitor.gave_up:
+        detail = f"the database stayed down despite restarts: {monitor.database_check()}"
+        return problem("not-ready", detail, instance=request.url.path)
     return {"status": "ok"}
 
 
-@get("/readyz", sync_to_thread=True, tags=["health"])
+@get("/readyz", sync_to_thread=False, tags=["health"], responses=problem_responses(503))
 def readyz(request: Request[Any, Any, Any], services: NamedDependency[Services]) -> Response[Any]:
-    """Ready to answer: database reachable, migrations applied, embedder loaded."""
+    """Ready to answer: database reachable, migrations applied, embedder loaded.
+
+    Answers at once from the last background probe of the database (rag.db_health).
+    """
     checks = services.readiness()
     if all(v == "ok" for v in checks.values()):
         return Response({"status": "ready", "checks": checks})
@@ -100,7 +126,9 @@ def index() -> Any:
     return {"name": "rag", "docs": "/schema", "openapi": "/schema/openapi.json"}
 
 
-@post("/search", status_code=200, sync_to_thread=True)
+@post(
+    "/search", status_code=200, sync_to_thread=True, responses=problem_responses(*QUESTION_ERRORS)
+)
 def search(
     data: JSONBody[SearchIn],
     request: Request[Caller, Any, Any],
@@ -114,20 +142,27 @@ def search(
     return result.as_dict()
 
 
-@get("/stats", sync_to_thread=True)
+@get("/stats", sync_to_thread=True, responses=problem_responses(*V1_ERRORS))
 def stats(
     request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
-    """Documents, chunks, unembedded chunks and embedding models of the caller's owner."""
+    """Documents, chunks, unembedded chunks and embedding models of the caller's owner.
+
+    ``embedding`` says how many chunks have a vector of the configured model and, while some
+    wait, how fast the embedding workers go and when they should be done.
+    """
     caller: Caller = request.user
+    embedder = services.embedder
+    model = embedder.model_id if embedder is not None else None
     with services.scoped(caller).connection() as conn:
         s = owner_stats(conn, caller.owner_id)
-    embedder = services.embedder
+        progress = embedding_status(conn, model, s.chunks, s.models)
     return {
         "owner": caller.owner,
         **asdict(s),
-        "embedder": embedder.model_id if embedder is not None else None,
+        "embedder": model,
         "llm": getattr(services.llm, "model", None),
+        "embedding": asdict(progress),
     }
 
 
@@ -169,9 +204,17 @@ def create_app(
 
     v1 = Router(
         path="/v1",
-        route_handlers=[search, stats, *api_chat.ROUTES, *api_documents.ROUTES],
+        route_handlers=[stats, *api_documents.ROUTES],
         middleware=[DefineMiddleware(ApiKeyMiddleware)],
         security=[{"bearer": []}],
+    )
+    # Questions need no upload-sized bodies: a larger one is refused from its Content-Length.
+    v1_questions = Router(
+        path="/v1",
+        route_handlers=[search, *api_chat.ROUTES],
+        middleware=[DefineMiddleware(ApiKeyMiddleware)],
+        security=[{"bearer": []}],
+        request_max_body_size=question_body_limit(settings),
     )
     return Litestar(
         route_handlers=[
@@ -179,6 +222,7 @@ def create_app(
             readyz,
             index,
             v1,
+            v1_questions,
             # the chat page's script and style sheet
             create_static_files_router(path="/static", directories=[STATIC_DIR]),
         ],

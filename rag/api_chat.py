@@ -26,21 +26,29 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import Request, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from rag.answer import Answer, Engine, SearchResult, cited, not_found
-from rag.api_problems import field_error, problem_type
+from rag.api_problems import (
+    ANSWER_ERRORS,
+    V1_ERRORS,
+    field_error,
+    problem_responses,
+    problem_type,
+)
 from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import LLMError
-from rag.followup import Rewrite, search_followup
+from rag.followup import Rewrite, search_followup, useful_history
 from rag.llm import AbstentionGate
 from rag.settings import Settings
 
@@ -68,6 +76,28 @@ class EventStream(ServerSentEvent):
         return super().to_asgi_response(*args, **kwargs)
 
 
+@dataclass
+class StreamingOperation(Operation):
+    """OpenAPI for a route whose 200 is JSON, or server-sent events with ``stream: true``."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        if isinstance(ok, OpenAPIResponse):
+            ok.content = {
+                **(ok.content or {}),
+                "text/event-stream": OpenAPIMediaType(
+                    schema=Schema(
+                        type=OpenAPIType.OBJECT,
+                        description="one event, with `stream: true`",
+                        properties={
+                            "event": Schema(type=OpenAPIType.STRING),
+                            "data": Schema(type=OpenAPIType.STRING, description="JSON"),
+                        },
+                    )
+                ),
+            }
+
+
 def check_question(question: str, settings: Settings, field: str = "question") -> None:
     """422 naming ``field`` for an empty or overlong question."""
     if not question.strip():
@@ -80,9 +110,25 @@ def check_question(question: str, settings: Settings, field: str = "question") -
         )
 
 
-def check_history(turns: int, settings: Settings, field: str = "history") -> None:
-    if turns > settings.max_history:
-        raise field_error(field, f"{turns} earlier turns; the limit is {settings.max_history}")
+def check_history(
+    history: list[dict[str, str]], settings: Settings, field: str = "history"
+) -> list[dict[str, str]]:
+    """422 naming ``field`` for too many turns or characters; else the turns the answer needs.
+
+    Each turn is cut to what the follow-up rewrite and the answer can use (rag.followup), so a
+    long conversation costs no more than a short one once it is accepted.
+    """
+    if len(history) > settings.max_history:
+        raise field_error(
+            field, f"{len(history)} earlier turns; the limit is {settings.max_history}"
+        )
+    chars = sum(len(t["content"]) for t in history)
+    if chars > settings.max_history_chars:
+        raise field_error(
+            field,
+            f"the earlier turns hold {chars} characters; the limit is {settings.max_history_chars}",
+        )
+    return useful_history(history, settings.max_question_chars)
 
 
 # --- the answer, piece by piece ------------------------------------------------------------------
@@ -196,7 +242,13 @@ def ask_events(
         yield ServerSentEventMessage(data=_json(_stream_error(e)), event="error")
 
 
-@post("/ask", status_code=200, sync_to_thread=True)
+@post(
+    "/ask",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*ANSWER_ERRORS),
+    operation_class=StreamingOperation,
+)
 def ask(
     data: JSONBody[AskIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Any:
@@ -207,8 +259,9 @@ def ask(
     """
     caller: Caller = request.user
     check_question(data.question, services.settings)
-    check_history(len(data.history), services.settings)
-    history = [{"role": t.role, "content": t.content} for t in data.history]
+    history = check_history(
+        [{"role": t.role, "content": t.content} for t in data.history], services.settings
+    )
     engine = services.engine(caller)
     rewrite, result = search_followup(
         engine, caller.owner_id, data.question, history, llm=services.completer
@@ -250,8 +303,7 @@ def split_messages(
         for m in messages[:-1]
         if m.role in ("user", "assistant")
     ]
-    check_history(len(history), settings, field="messages")
-    return question, history
+    return question, check_history(history, settings, field="messages")
 
 
 def content_with_sources(answer: Answer) -> str:
@@ -324,7 +376,13 @@ def completion_chunks(
     yield "[DONE]"
 
 
-@post("/chat/completions", status_code=200, sync_to_thread=True)
+@post(
+    "/chat/completions",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*ANSWER_ERRORS),
+    operation_class=StreamingOperation,
+)
 def chat_completions(
     data: JSONBody[ChatIn], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Any:
@@ -341,7 +399,7 @@ def chat_completions(
     return completion(engine.answer_from(result, history=history), rewrite, model)
 
 
-@get("/models", sync_to_thread=False)
+@get("/models", sync_to_thread=False, responses=problem_responses(*V1_ERRORS))
 def models() -> dict[str, Any]:
     """The one model this service offers (chat clients list models before they chat)."""
     return {

@@ -15,11 +15,13 @@ from functools import partial
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, delete, get, post
+from litestar import HttpMethod, Request, Response, delete, get, post, route
 from litestar.concurrency import sync_to_thread
 from litestar.datastructures import UploadFile
 from litestar.di import NamedDependency
 from litestar.exceptions import ClientException
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import (
     OpenAPIFormat,
     OpenAPIMediaType,
@@ -30,14 +32,24 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, Parameter
 
-from rag.api_problems import field_error, msgspec_field
+from rag.api_problems import V1_ERRORS, field_error, msgspec_field, problem_responses
 from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
-from rag.errors import EmptyInput, InputError, TooLarge, UnsupportedFormat
-from rag.formats import clean_text
+from rag.document_fields import (
+    MAX_SOURCE_ID_CHARS,
+    MAX_TITLE_CHARS,
+    InvalidField,
+    check_lang,
+    check_metadata,
+    check_source_id,
+    check_title,
+)
+from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
+from rag.formats import ExtractLimits, clean_text
 from rag.loaders import LoadedDocument, LoadFailure, load_bytes
-from rag.store import delete_document, get_document, list_documents
+from rag.settings import Settings
+from rag.store import delete_document, document_id, get_document, list_documents
 
 _decoder = msgspec.json.Decoder(DocumentIn)
 
@@ -47,16 +59,30 @@ class AddDocumentOperation(Operation):
     """OpenAPI for a route that reads its body itself: JSON or a multipart upload."""
 
     def __post_init__(self) -> None:
-        string, obj = Schema(type=OpenAPIType.STRING), OpenAPIType.OBJECT
+        string, obj = OpenAPIType.STRING, OpenAPIType.OBJECT
+        source_id = Schema(
+            type=string,
+            min_length=1,
+            max_length=MAX_SOURCE_ID_CHARS,
+            pattern=r"\S",
+            description="Not blank; no control characters. The same id again replaces.",
+        )
+        title = Schema(type=string, max_length=MAX_TITLE_CHARS)
+        lang = Schema(
+            type=string,
+            pattern="^[A-Za-z]{2,3}$",
+            description="A language code rag keys words for (cs, sk, pl, de, ru, en ...); "
+            "unset: detected",
+        )
         document = Schema(
             type=obj,
             required=["source_id", "text"],
             properties={
-                "source_id": string,
-                "text": string,
-                "title": string,
-                "lang": string,
-                "metadata": Schema(type=obj),
+                "source_id": source_id,
+                "text": Schema(type=string, min_length=1),
+                "title": Schema(one_of=[title, Schema(type=OpenAPIType.NULL)]),
+                "lang": Schema(one_of=[lang, Schema(type=OpenAPIType.NULL)]),
+                "metadata": Schema(type=obj, description="At most 64 KiB of JSON, 16 levels"),
             },
             description=DocumentIn.__doc__,
         )
@@ -64,10 +90,10 @@ class AddDocumentOperation(Operation):
             type=obj,
             required=["file"],
             properties={
-                "file": Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.BINARY),
-                "source_id": string,
-                "title": string,
-                "lang": string,
+                "file": Schema(type=string, format=OpenAPIFormat.BINARY),
+                "source_id": source_id,
+                "title": title,
+                "lang": lang,
             },
         )
         self.request_body = RequestBody(
@@ -86,14 +112,22 @@ def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFa
         raise field_error(msgspec_field(str(e)), str(e)) from None
     except msgspec.DecodeError as e:
         raise ClientException(f"the body is not valid JSON: {e}") from None
+    except RecursionError:
+        raise ClientException("the body is not valid JSON: nested too deeply") from None
     size = len(doc.text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
-        raise TooLarge(f"{doc.source_id}: text is {size} bytes; the limit is {max_bytes} bytes")
+        raise TooLarge(f"text is {size} bytes; the limit is {max_bytes} bytes")
+    try:
+        source_id = check_source_id(doc.source_id)
+        title = check_title(doc.title)
+        lang = check_lang(doc.lang)
+        metadata = check_metadata(dict(doc.metadata))
+    except InvalidField as e:
+        raise field_error(e.field, e.message) from None
     text = clean_text(doc.text)
     if not text:
-        raise EmptyInput(f"{doc.source_id}: text has no visible characters")
-    lang = doc.lang.strip().lower() if doc.lang else None
-    return [LoadedDocument(doc.source_id, doc.title, text, lang, dict(doc.metadata), doc.source_id)]
+        raise EmptyInput(f"{source_id}: text has no visible characters")
+    return [LoadedDocument(source_id, title, text, lang, metadata, source_id)]
 
 
 async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str, str]]:
@@ -105,16 +139,32 @@ async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str
     data = await upload.read()
     await upload.close()
     fields = {k: str(form.get(k)).strip() for k in ("source_id", "title", "lang") if form.get(k)}
+    try:
+        if "source_id" in fields:
+            check_source_id(fields["source_id"])
+        check_title(fields.get("title"))
+        if lang := check_lang(fields.get("lang")):
+            fields["lang"] = lang
+        else:
+            fields.pop("lang", None)
+        check_source_id(upload.filename or "upload")
+    except InvalidField as e:
+        field = "file" if e.field == "source_id" and "source_id" not in fields else e.field
+        raise field_error(field, e.message) from None
     return data, upload.filename or "upload", fields
 
 
 def _uploaded_documents(
-    data: bytes, filename: str, fields: dict[str, str], max_bytes: int
+    data: bytes, filename: str, fields: dict[str, str], settings: Settings
 ) -> list[LoadedDocument | LoadFailure]:
-    items = load_bytes(data, filename, max_bytes=max_bytes, source_id=fields.get("source_id"))
+    items = load_bytes(
+        data,
+        filename,
+        max_bytes=settings.max_upload_bytes,
+        source_id=fields.get("source_id"),
+        limits=ExtractLimits.of(settings),
+    )
     overrides: dict[str, Any] = {k: v for k, v in fields.items() if k in ("title", "lang")}
-    if "lang" in overrides:
-        overrides["lang"] = overrides["lang"].lower()
     return [
         dataclasses.replace(i, **overrides) if isinstance(i, LoadedDocument) else i for i in items
     ]
@@ -137,7 +187,14 @@ def _add(
     return Response(summary.as_dict(), status_code=status)
 
 
-@post("/documents", operation_class=AddDocumentOperation)
+@post(
+    "/documents",
+    operation_class=AddDocumentOperation,
+    responses={
+        200: ResponseSpec(dict[str, Any], description="Every document was unchanged"),
+        **problem_responses(*V1_ERRORS, 400, 413, 415, 422),
+    },
+)
 async def add_document(
     request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> Response[Any]:
@@ -151,7 +208,7 @@ async def add_document(
     load: Callable[[], list[LoadedDocument | LoadFailure]]
     if content_type == "multipart/form-data":
         data, filename, fields = await _upload(request)
-        load = partial(_uploaded_documents, data, filename, fields, max_bytes)
+        load = partial(_uploaded_documents, data, filename, fields, services.settings)
     elif content_type in ("application/json", ""):
         load = partial(_json_documents, await request.body(), max_bytes)
     else:
@@ -159,7 +216,7 @@ async def add_document(
     return await sync_to_thread(_add, services, caller, load)
 
 
-@get("/documents", sync_to_thread=True)
+@get("/documents", sync_to_thread=True, responses=problem_responses(*V1_ERRORS, 400, 422))
 def documents_list(
     request: Request[Caller, Any, Any],
     services: NamedDependency[Services],
@@ -174,24 +231,76 @@ def documents_list(
     return {"documents": rows, "next_after": next_after}
 
 
-@get("/documents/{ref:path}", sync_to_thread=True)
+def _find(
+    conn: Any, owner_id: int, path: str, action: Callable[[Any, int, str], dict[str, Any]]
+) -> dict[str, Any]:
+    """``action`` on the document a ``{ref:path}`` parameter names.
+
+    The router collapses slashes, so a source_id stored with a leading one ("/srv/kb/a.md", as
+    ``rag ingest`` once stored absolute paths) is asked for as "srv/kb/a.md": when no document
+    has that id, the one with the slash is meant.
+    """
+    ref = path.lstrip("/")
+    try:
+        return action(conn, owner_id, ref)
+    except NotFound:
+        if document_id(ref) is not None:
+            raise
+        try:
+            return action(conn, owner_id, "/" + ref)
+        except NotFound:
+            raise NotFound(f"no document {ref!r}") from None
+
+
+@get(
+    "/documents/{ref:path}",
+    sync_to_thread=True,
+    responses=problem_responses(*V1_ERRORS, 400, 404),
+)
 def documents_show(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
     """One document, by numeric id or source_id."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return get_document(conn, caller.owner_id, ref.lstrip("/"))
+        return _find(conn, caller.owner_id, ref, get_document)
 
 
-@delete("/documents/{ref:path}", status_code=200, sync_to_thread=True)
+@delete(
+    "/documents/{ref:path}",
+    status_code=200,
+    sync_to_thread=True,
+    responses=problem_responses(*V1_ERRORS, 400, 404),
+)
 def documents_delete(
     ref: FromPath[str], request: Request[Caller, Any, Any], services: NamedDependency[Services]
 ) -> dict[str, Any]:
     """Delete a document, its chunks and their statistics, in one transaction."""
     caller: Caller = request.user
     with services.scoped(caller).connection() as conn:
-        return {"deleted": delete_document(conn, caller.owner_id, ref.lstrip("/"))}
+        return {"deleted": _find(conn, caller.owner_id, ref, delete_document)}
 
 
-ROUTES = [add_document, documents_list, documents_show, documents_delete]
+def _options(path: str, handlers: list[HTTPRouteHandler]) -> HTTPRouteHandler:
+    """An OPTIONS handler for ``path`` that names every method its handlers serve.
+
+    Litestar builds the automatic one with the first handler registered for a path only, so
+    ``OPTIONS /v1/documents`` would leave out GET; this one is registered first instead.
+    """
+    methods = {"OPTIONS"} | {m for h in handlers if path in h.paths for m in h.http_methods}
+    allow = ", ".join(sorted(methods))
+
+    def options() -> Response[None]:
+        return Response(None, status_code=204, headers={"Allow": allow})
+
+    return route(
+        path,
+        http_method=[HttpMethod.OPTIONS],
+        include_in_schema=False,
+        sync_to_thread=False,
+        name=f"options {path}",
+    )(options)
+
+
+_HANDLERS = [add_document, documents_list, documents_show, documents_delete]
+ROUTES = [_options(p, _HANDLERS) for p in ("/documents", "/documents/{ref:path}")] + _HANDLERS

@@ -25,6 +25,7 @@ retrieval               503     both retrievers failed for one question (``Retry
 embedder                503     the embedding backend failed where nothing could fall back
 llm                     502     the chat model failed where nothing could fall back
 not-ready               503     ``/readyz``: a check failed; ``checks`` says which
+embedding-pending       409     an owner's chunks still wait for vectors (evaluation only)
 database, config        500     a server-side fault; details only in the server log
 internal                500     an unexpected exception; no traceback leaves the server
 ======================  ======  ==========================================================
@@ -36,8 +37,10 @@ import logging
 import re
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
 
 from rag.auth import Unauthorized
 from rag.errors import (
@@ -50,6 +53,7 @@ from rag.errors import (
     InputError,
     LLMError,
     NotFound,
+    NotReady,
     RagError,
     RetrievalError,
     TooLarge,
@@ -79,6 +83,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     EmbedderError.kind: (503, "The embedding model failed"),
     LLMError.kind: (502, "The chat model failed"),
     "not-ready": (503, "The service is not ready"),
+    NotReady.kind: (409, "Some chunks still wait for their vectors"),
     DatabaseError.kind: (500, "Database error"),
     ConfigError.kind: (500, "The service is misconfigured"),
     "internal": (500, "Internal server error"),
@@ -95,6 +100,56 @@ _STATUS_KIND = {
     503: "not-ready",
 }
 _MSGSPEC_PATH = re.compile(r"`\$\.?([^`]*)`")
+
+
+class FieldProblem(msgspec.Struct):
+    """One invalid field of a ``validation`` problem."""
+
+    field: str
+    message: str
+
+
+class Problem(msgspec.Struct):
+    """An RFC 9457 problem, as every error response is (``application/problem+json``)."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    kind: str
+    instance: str | None = None
+    errors: list[FieldProblem] | None = None
+    checks: dict[str, Any] | None = None
+
+
+_WHEN = {
+    400: "The body is not JSON (or nested too deeply), or not multipart as announced",
+    401: "No, an unknown or a revoked API key",
+    404: "No such document",
+    413: "The body, or what a file expands to, is over a limit",
+    415: "A content or file type that is not supported",
+    422: "A field does not fit the schema or a limit; `errors` names it",
+    502: "The chat model failed where nothing could fall back",
+    503: "The database is down or busy, or retrieval failed; retry after `Retry-After` seconds",
+}
+
+
+V1_ERRORS = (401, 503)  # every /v1 route: the key lookup, the database
+QUESTION_ERRORS = (*V1_ERRORS, 400, 413, 422)
+ANSWER_ERRORS = (*QUESTION_ERRORS, 502)
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI for the error statuses a route answers, each a problem-details body."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            media_type=PROBLEM_JSON,
+            description=_WHEN.get(status, PROBLEMS.get(_STATUS_KIND.get(status, ""), ("", ""))[1]),
+            generate_examples=False,
+        )
+        for status in statuses
+    }
 
 
 def problem_type(kind: str) -> str:
@@ -161,7 +216,9 @@ def rag_error_handler(request: Request[Any, Any, Any], exc: RagError) -> Respons
     )
     status = PROBLEMS[kind][0]
     if status >= 500:
-        log.error("%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
+        # A retryable outage is logged where it is noticed (rag.db_health), not once per request.
+        level = logging.INFO if kind in _RETRY else logging.ERROR
+        log.log(level, "%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
         detail = {
             DatabaseUnavailable.kind: "the database is unavailable; retry shortly",
             RetrievalError.kind: "retrieval failed; retry shortly",
@@ -196,6 +253,10 @@ def http_error_handler(
             instance=request.url.path,
         )
     kind = _STATUS_KIND.get(status, "internal" if status >= 500 else "bad-request")
+    if status == 413:
+        return problem(
+            kind, _body_limit_detail(request), instance=request.url.path, headers=exc.headers
+        )
     if status >= 500:
         log.error("%s %s: %s", request.method, request.url.path, exc.detail)
         detail = "the server could not complete the request; see its log"
@@ -205,12 +266,36 @@ def http_error_handler(
     return problem(kind, detail, status=status, instance=request.url.path, headers=headers)
 
 
+def _body_limit_detail(request: Request[Any, Any, Any]) -> str:
+    try:
+        limit = request.route_handler.resolve_request_max_body_size()
+    except Exception:  # noqa: BLE001 - the detail is a courtesy; the status says it all
+        limit = None
+    if not limit:
+        return "the request body is too large"
+    return f"the request body is over this route's limit of {limit} bytes"
+
+
 def unexpected_error_handler(
     request: Request[Any, Any, Any], exc: Exception
 ) -> Response[dict[str, Any]]:
     """Anything else: logged with its traceback, answered without it."""
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return problem("internal", "unexpected error; see the server log", instance=request.url.path)
+
+
+def recursion_error_handler(
+    request: Request[Any, Any, Any], exc: RecursionError
+) -> Response[dict[str, Any]]:
+    """A JSON body nested deeper than the decoder recurses is the client's doing: a 400."""
+    if "deserializ" in str(exc):  # msgspec: "maximum recursion depth exceeded while deserializing"
+        return problem(
+            "bad-request",
+            "the body is not valid JSON: nested too deeply",
+            status=400,
+            instance=request.url.path,
+        )
+    return unexpected_error_handler(request, exc)
 
 
 def _field_errors(extra: Any) -> list[dict[str, str]]:
@@ -229,5 +314,6 @@ def _field_errors(extra: Any) -> list[dict[str, str]]:
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     RagError: rag_error_handler,
     HTTPException: http_error_handler,
+    RecursionError: recursion_error_handler,
     Exception: unexpected_error_handler,
 }

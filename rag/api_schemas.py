@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
+Question = Annotated[str, Meta(min_length=1, description="Not blank; see RAG_MAX_QUESTION_CHARS")]
+
 
 class Turn(Struct):
     """One earlier turn of a conversation."""
@@ -17,7 +19,7 @@ class Turn(Struct):
 class SearchIn(Struct):
     """``POST /v1/search``."""
 
-    question: str
+    question: Question
     mode: Literal["hybrid", "fts", "vector"] = "hybrid"
     limit: Annotated[int, Meta(ge=1, le=200)] = 10
 
@@ -25,7 +27,7 @@ class SearchIn(Struct):
 class AskIn(Struct):
     """``POST /v1/ask``: ``history`` makes follow-up questions work; ``stream`` answers as SSE."""
 
-    question: str
+    question: Question
     history: list[Turn] = []
     stream: bool = False
 
@@ -34,7 +36,7 @@ class DocumentIn(Struct):
     """``POST /v1/documents`` as JSON. The same ``source_id`` again replaces the document."""
 
     source_id: Annotated[str, Meta(min_length=1, max_length=2000)]
-    text: str
+    text: Annotated[str, Meta(min_length=1)]
     title: str | None = None
     lang: Annotated[str, Meta(min_length=2, max_length=8)] | None = None
     metadata: dict[str, Any] = {}
@@ -43,7 +45,7 @@ class DocumentIn(Struct):
 class ChatMessage(Struct):
     """An OpenAI chat message; ``content``: a string or a list of ``{"type": "text"}`` parts."""
 
-    role: str
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[dict[str, Any]] | None = None
 
 

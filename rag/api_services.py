@@ -7,9 +7,12 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from rag import bulk_load
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
-from rag.db import Database, migrate, migrations
+from rag.db import Database, migrate, migrations, restart_embedded
+from rag.db_health import HealthMonitor
+from rag.embed_queue import EmbedWorker
 from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
@@ -35,12 +38,14 @@ class Services:
         self.embedder = embedder
         self.llm = llm
         self.db: Database | None = None
+        self.monitor: HealthMonitor | None = None
         self.params: Thresholds | None = None
         self.owns_db = False
         # "none" (no embedder), "loading", "ready" or "failed: <why>"
         self.embedder_state = "loading"
         self._default_owner_id: int | None = None
         self._lock = threading.Lock()
+        self.workers: list[EmbedWorker] = []
 
     def open(self, db: Database | None) -> None:
         """Connect (migrating on the way), make the vector index, pick the filter thresholds.
@@ -52,17 +57,34 @@ class Services:
         else:
             self.db = db
             migrate(db.url)  # quick when nothing is pending
+        embedded = self.settings.database_url is None
+        data_dir = self.settings.data_dir
+        self.monitor = HealthMonitor(
+            self.db.url,
+            restart=(lambda: restart_embedded(data_dir)) if embedded else None,
+            on_recovery=self.db.recover,
+        ).start()
+        self.db.health = self.monitor
         # rag_service may not create indexes (that takes the table's owner), so the model's
         # index is made now, before any request ingests under that role.
-        if self.embedder is not None:
-            with self.db.connection() as conn:
+        with self.db.connection() as conn:
+            if self.embedder is not None:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
-                conn.commit()
+            # an interrupted bulk load's indexes (rag.bulk_load)
+            bulk_load.rebuild(conn)
+            conn.commit()
         self.params = Engine(self.db, self.settings, self.embedder).thresholds
         if self.embedder is None:
             self.embedder_state = "none"
         else:
             threading.Thread(target=self._warm_up, name="rag-warm-up", daemon=True).start()
+            if self.settings.embed_worker:
+                for _ in range(max(1, self.settings.embed_workers)):
+                    worker = EmbedWorker(
+                        self.db, self.embedder, batch=self.settings.embed_worker_batch
+                    )
+                    worker.start()
+                    self.workers.append(worker)
 
     def _warm_up(self) -> None:
         # The first embedding loads the model; doing it now keeps it out of the first request.
@@ -75,6 +97,12 @@ class Services:
             self.embedder_state = f"failed: {' '.join(str(e).split())[:200]}"
 
     def close(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        if self.monitor is not None:
+            self.monitor.stop()
+            if self.db is not None:
+                self.db.health = None
         if self.owns_db and self.db is not None:
             self.db.close()
 
@@ -126,23 +154,31 @@ class Services:
             owner_id=caller.owner_id,
             ensure_index=False,
         )
-        return ingestor.add_all(items)
+        summary = ingestor.add_all(items)
+        if summary.unembedded:
+            for worker in self.workers:
+                worker.wake()
+        return summary
 
     def readiness(self) -> dict[str, Any]:
-        """The checks of /readyz: database reachable, migrations applied, embedder loaded."""
+        """The checks of /readyz: database reachable, migrations applied, embedder loaded.
+
+        Read from the health monitor's last probe: it never waits for the database or the pool.
+        A busy pool is load, not unreadiness (those requests get a 503 with Retry-After).
+        """
         checks: dict[str, Any] = {}
-        try:
-            with self.database.connection() as conn:
-                applied = {int(v) for (v,) in conn.execute("SELECT version FROM schema_migrations")}
-                conn.commit()
-            checks["database"] = "ok"
+        if self.monitor is None:
+            checks["database"], checks["migrations"] = "unavailable: starting", "unknown"
+        else:
+            checks["database"] = self.monitor.database_check()
+            applied = self.monitor.health.applied
             missing = [
                 f"{m.version:03d}_{m.name}" for m in migrations() if m.version not in applied
             ]
-            checks["migrations"] = "ok" if not missing else "pending: " + ", ".join(missing)
-        except Exception as e:  # noqa: BLE001 - readiness reports, it does not raise
-            checks["database"] = f"unavailable: {type(e).__name__}"
-            checks["migrations"] = "unknown"
+            if checks["database"] != "ok":
+                checks["migrations"] = "unknown"
+            else:
+                checks["migrations"] = "ok" if not missing else "pending: " + ", ".join(missing)
         checks["embedder"] = (
             "ok" if self.embedder_state in ("ready", "none") else self.embedder_state
         )

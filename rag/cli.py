@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -149,111 +150,117 @@ def db_status(app: App) -> None:
 # --- ingestion ------------------------------------------------------------------------------------
 
 
-def _ingest(
-    app: App, paths: list[Path], owner: str, as_json: bool, *, rebase: Path | None = None
-) -> None:
-    """Ingest ``paths``; with ``rebase``, file source_ids become paths relative to it."""
+def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, *, wait: bool = False) -> None:
+    """Ingest ``paths``; each file's source_id is its path relative to the argument it came from.
+
+    A directory's files are named relative to the directory ("prirucka/benefity.md"), a file
+    given by itself by its name, as an upload is: the ids stay the same wherever the files are
+    checked out, and the API reaches them as ``/v1/documents/prirucka/benefity.md``. Two files
+    that would share an id in one run are an error for the second.
+
+    The chunks are committed without vectors and queued; with ``wait``, they are embedded here
+    before the command returns.
+    """
     from tqdm import tqdm
 
+    from rag.errors import InputError
+    from rag.formats import ExtractLimits
     from rag.ingest import Ingestor
-    from rag.loaders import iter_paths, load_path, rebased
+    from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 
     settings = app.settings
-    files = list(iter_paths(paths))
+    limits = ExtractLimits.of(settings)
+    files: dict[str, tuple[Path, Path]] = {}  # by real path: a file reached twice loads once
+    for arg in paths:
+        root = arg if arg.is_dir() else arg.parent
+        for path in iter_paths([arg]):
+            files.setdefault(os.path.realpath(path), (path, root))
     bar = tqdm(
         total=len(files),
         unit="file",
         disable=as_json or len(files) < 2,
         file=sys.stderr,
         leave=False,
+        desc="1/2 text and keys" if wait else None,
     )
-    ingestor = Ingestor(app.db, settings, app.embedder, owner)
+    ingestor = Ingestor(app.db, settings, app.embedder, owner, bulk_after=settings.bulk_load_chunks)
+    first_origin: dict[str, str] = {}
 
     def items() -> Any:
-        for path in files:
-            yield from load_path(path, max_bytes=settings.max_upload_bytes)
+        for path, root in files.values():
+            for item in rebased(
+                load_path(path, max_bytes=settings.max_upload_bytes, limits=limits), root
+            ):
+                if isinstance(item, LoadedDocument):
+                    earlier = first_origin.setdefault(item.source_id, item.origin)
+                    if earlier != item.origin:
+                        why = f"{item.origin}: source_id {item.source_id!r} is also {earlier}'s"
+                        item = LoadFailure(item.origin, InputError(why))
+                yield item
             bar.update(1)
 
-    summary = ingestor.add_all(rebased(items(), rebase), workers=settings.ingest_workers)
+    summary = ingestor.add_all(items(), workers=settings.prepare_workers)
     bar.close()
+    waiting, error = summary.unembedded, None
+    if wait and app.embedder is not None:
+        from rag.cli_embed import drain_with_progress
+
+        result = drain_with_progress(app, ingestor.owner_id, quiet=as_json, desc="2/2 vectors")
+        waiting, error = result.remaining, result.error
     if as_json:
-        echo_json(summary.as_dict())
+        echo_json({**summary.as_dict(), "waiting": waiting, "embed_error": error})
     else:
         for failure in summary.failures:
             click.echo(f"rag: error: {failure['error']}", err=True)
-        for reason in summary.degraded:
-            click.echo(f"rag: warning: {reason}; run `rag reindex` later", err=True)
+        if error:
+            click.echo(f"rag: error: embedder failed: {error}", err=True)
         click.echo(
             f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
-            f" {summary.failed} failed; {summary.chunks} chunks"
-            f" ({summary.unembedded} unembedded) in {summary.seconds:.1f} s"
+            f" {summary.failed} failed; {summary.chunks} chunks in {summary.seconds:.1f} s"
         )
-    if summary.failed:
+        if waiting and app.embedder is not None:
+            click.echo(
+                f"searchable by words now; {waiting} chunks wait for vectors: `rag serve` fills"
+                " them in the background, or run `rag embed` (progress: `rag stats`)"
+            )
+    if summary.failed or error:
         sys.exit(1)
+
+
+wait_option = click.option(
+    "--wait",
+    is_flag=True,
+    help="Embed the new chunks before returning (progress over both phases).",
+)
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @owner_option
+@wait_option
 @json_option
 @pass_app
 @fails_cleanly
-def ingest(app: App, paths: tuple[Path, ...], owner: str, as_json: bool) -> None:
+def ingest(app: App, paths: tuple[Path, ...], owner: str, wait: bool, as_json: bool) -> None:
     """Ingest files, directories (recursively) and JSONL files.
 
     Formats: txt, md, html, pdf, docx, and JSONL lines {"id", "text", "title"?, "lang"?,
     "metadata"?}. Unchanged documents are skipped; changed ones are replaced atomically.
+    Documents are searchable by words when this returns; their vectors are filled by
+    `rag serve` in the background, `rag embed`, or here with --wait.
     """
-    _ingest(app, list(paths), owner, as_json)
+    _ingest(app, list(paths), owner, as_json, wait=wait)
 
 
 @cli.command()
 @owner_option
+@wait_option
 @json_option
 @pass_app
 @fails_cleanly
-def sample(app: App, owner: str, as_json: bool) -> None:
+def sample(app: App, owner: str, wait: bool, as_json: bool) -> None:
     """Load the shipped Czech sample knowledge base."""
-    _ingest(app, [SAMPLE_DIR], owner, as_json, rebase=SAMPLE_DIR)
-
-
-@cli.command()
-@owner_option
-@click.option("--force", is_flag=True, help="Re-embed every chunk, not only missing vectors.")
-@json_option
-@pass_app
-@fails_cleanly
-def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
-    """Embed chunks that lack a vector of the configured model (switching models is one command)."""
-    from tqdm import tqdm
-
-    from rag.errors import ConfigError
-    from rag.reindex import count_pending
-    from rag.reindex import reindex as run
-
-    if app.embedder is None:
-        raise ConfigError("no embedder configured (RAG_EMBEDDER=none)")
-    owner_id = app.owner_id(owner)
-    if owner_id is None:
-        raise RagError(f"owner {owner!r} has no documents")
-    total = count_pending(app.db, owner_id, app.embedder.model_id, force=force)
-    with tqdm(total=total, unit="chunk", disable=as_json, file=sys.stderr, leave=False) as bar:
-        summary = run(
-            app.db,
-            app.embedder,
-            owner_id,
-            force=force,
-            batch=app.settings.embed_batch,
-            progress=bar.update,
-        )
-    if as_json:
-        echo_json({"model": app.embedder.model_id, **summary.as_dict()})
-    else:
-        click.echo(f"{summary.embedded} chunks embedded with {app.embedder.model_id}")
-        for e in summary.errors:
-            click.echo(f"rag: error: embedder failed: {e}", err=True)
-    if summary.failed:
-        sys.exit(1)
+    _ingest(app, [SAMPLE_DIR], owner, as_json, wait=wait)
 
 
 # --- documents ------------------------------------------------------------------------------------
@@ -330,31 +337,10 @@ def documents_delete(app: App, ref: str, owner: str) -> None:
     click.echo(f"deleted {row['document_id']} {row['source_id']}")
 
 
-@cli.command()
-@owner_option
-@json_option
-@pass_app
-@fails_cleanly
-def stats(app: App, owner: str, as_json: bool) -> None:
-    """Documents, chunks, unembedded chunks and embedding models of the owner."""
-    from dataclasses import asdict
-
-    from rag.store import owner_stats
-
-    owner_id = app.owner_id(owner)
-    with app.db.connection() as conn:
-        s = owner_stats(conn, owner_id)
-    if as_json:
-        echo_json(asdict(s))
-        return
-    click.echo(f"documents: {s.documents}\nchunks: {s.chunks}\nunembedded: {s.unembedded}")
-    for model, n in s.models.items():
-        click.echo(f"model {model}: {n} chunks")
-
-
 # Commands defined in other modules register themselves on import.
 from rag import (  # noqa: E402
     cli_calibrate,  # noqa: F401
+    cli_embed,  # noqa: F401
     cli_eval,  # noqa: F401
     cli_query,  # noqa: F401
     cli_serve,  # noqa: F401

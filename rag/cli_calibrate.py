@@ -22,6 +22,8 @@ DEFAULT_MAX_FALSE = 0.05
 # off-topic one. Their own floor sits just below the measured 0.515 so that any regression fails;
 # docs/evaluation.md gives the figures.
 OTHER_MIN_RECALL = 0.5
+# Profile sections calibrated elsewhere, which recalibrating the filter keeps.
+KEPT_SECTIONS = ("fusion",)
 # not_found cases with these tags (topic present, fact absent) are reported, not counted as false
 # answers: the filter judges whether the corpus speaks of a question, not whether it answers it.
 UNGATED_TAGS = ("near-topic",)
@@ -204,8 +206,17 @@ def calibrate(
             for k, v in (read_profile(current_path) if current_path else {}).items()
             if k not in ("model_id", "params", "relations")
         }
+    # sections other commands calibrate (fusion) stay as the profile in force has them
+    kept = {
+        k: v
+        for k, v in (read_profile(current_path) if current_path else {}).items()
+        if k in KEPT_SECTIONS
+    }
     write_profile(
-        path, model_id, default, {**head, **({"relations": relations} if relations else {})}
+        path,
+        model_id,
+        default,
+        {**head, **({"relations": relations} if relations else {}), **kept},
     )
     plots = _plots(fits, plot, evalset.label, model_id, max_false_answer, cal.plot, slug)
     if as_json:

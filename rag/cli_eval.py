@@ -106,6 +106,27 @@ def evalset_from(
     return split_set(evalset, split) if split else evalset
 
 
+def refuse_half_embedded(app: App, owner: str, owner_id: int) -> None:
+    """No figure is measured while some of the owner's chunks still wait for a vector.
+
+    Raises:
+        NotReady: the owner's embedding queue is not empty.
+    """
+    from rag.embed_queue import queued
+    from rag.errors import NotReady
+
+    if app.embedder is None:
+        return  # full text only: vectors are not part of what is measured
+    waiting = queued(app.db, owner_id)
+    if waiting:
+        raise NotReady(
+            f"owner {owner!r} has {waiting} chunks still waiting for a vector, and figures "
+            "measured now would describe a half-embedded corpus; run "
+            f"`rag embed --owner {owner}` (or let `rag serve` finish: `rag stats` shows the "
+            "progress) and try again"
+        )
+
+
 def prepare_set(
     app: App, opts: dict[str, Any], *, use_profile: bool, progress: bool
 ) -> tuple[Any, ...]:
@@ -136,6 +157,7 @@ def prepare_set(
             raise InputError(f"owner {owner!r} has no documents")
     else:
         owner, owner_id = prepare_owner(app.db, settings, app.embedder, evalset, progress=progress)
+    refuse_half_embedded(app, owner, owner_id)
     params = None if use_profile else FilterParams.from_settings(settings)
     engine = Engine(app.db, settings, app.embedder, params=params)
     retrievals = retrieve_all(engine, owner_id, evalset.cases, progress=progress)

@@ -84,6 +84,8 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
     from rag.auth import keys_required
 
     settings = app.settings.replace(
+        # questions' embeddings are latency-bound: one OpenMP thread each (docs/performance.md)
+        embed_threads=app.settings.embed_threads or 1,
         host=host or app.settings.host,
         port=app.settings.port if port is None else port,
         allow_open=allow_open or app.settings.allow_open,
@@ -93,7 +95,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
     check_exposure(settings, keys_exist)
     verbose = logging.getLogger().getEffectiveLevel() <= logging.INFO
     config = uvicorn.Config(
-        create_app(settings, db=app.db, embedder=app.embedder),
+        create_app(settings, db=app.db),
         host=settings.host,
         port=settings.port,
         log_level="info" if verbose else "warning",

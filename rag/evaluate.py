@@ -292,7 +292,7 @@ def prepare_owner(
         leave=False,
     ) as bar:
         counting = _Counting(embedder, bar.update) if embedder is not None else None
-        ingestor = Ingestor(db, settings, counting, name)
+        ingestor = Ingestor(db, settings, counting, name, embed_now=True)
         summary = ingestor.add_all(docs)
     if summary.failed:
         raise InputError(f"evaluation corpus: {summary.failures[0]['error']}")

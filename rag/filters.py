@@ -11,7 +11,9 @@ Fields (all optional; all given ones must hold):
 * ``metadata``: exact key/value pairs of the document's ``metadata`` (strings, numbers, booleans);
 * ``date_from`` / ``date_to``: inclusive range on the document's date, ``metadata.date``
   (ISO ``YYYY-MM-DD``) or, when it has none, the day it was ingested;
-* ``lang``: the document's language.
+* ``lang``: the document's language;
+* ``exclude_document_ids``: documents to leave out (superseded ones); set by the service, not
+  parsed from requests.
 """
 
 from __future__ import annotations
@@ -33,11 +35,17 @@ class SearchFilter:
     date_from: dt.date | None = None
     date_to: dt.date | None = None
     lang: str | None = None
+    exclude_document_ids: tuple[int, ...] = ()
 
     @property
     def empty(self) -> bool:
         return not (
-            self.source_prefix or self.metadata or self.date_from or self.date_to or self.lang
+            self.source_prefix
+            or self.metadata
+            or self.date_from
+            or self.date_to
+            or self.lang
+            or self.exclude_document_ids
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 MAX_TURNS = 6  # earlier turns shown to the model
 MAX_TURN_CHARS = 600  # of each turn, so one long answer cannot crowd out the rest
+# Of an earlier answer kept for the answering model; the rewrite shows it only MAX_TURN_CHARS.
+ANSWER_TURN_CHARS = 2000
 
 # First words that continue the previous question rather than start a new one.
 CONTINUATIONS = frozenset(
@@ -162,6 +164,24 @@ class Rewrite:
     @property
     def rewritten(self) -> bool:
         return self.question != self.original
+
+
+def useful_history(
+    history: Sequence[Mapping[str, Any]], max_question_chars: int
+) -> list[dict[str, str]]:
+    """The earlier turns cut to what the rewrite and the answer use.
+
+    An earlier question is never longer than a question may be; an earlier answer is kept to
+    its first ANSWER_TURN_CHARS characters.
+    """
+    kept = []
+    for t in history:
+        role, content = t.get("role"), t.get("content")
+        if role not in ("user", "assistant") or not isinstance(content, str):
+            continue
+        limit = max_question_chars if role == "user" else ANSWER_TURN_CHARS
+        kept.append({"role": str(role), "content": content[:limit]})
+    return kept
 
 
 def user_turns(history: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -13,10 +13,16 @@ import codecs
 import importlib.util
 import io
 import re
+import time
 import unicodedata
-from typing import Any
+import zipfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from rag.errors import CorruptInput, EmptyInput, InputError, UnsupportedFormat
+from rag.errors import CorruptInput, EmptyInput, InputError, TooLarge, UnsupportedFormat
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 FORMATS = {
     ".txt": "txt",
@@ -50,16 +56,84 @@ def detect_format(suffix: str, head: bytes, label: str) -> str:
     )
 
 
-def extract(data: bytes, fmt: str, label: str) -> tuple[str | None, str]:
-    """The title (None if there is none) and the uncleaned text of a file in format ``fmt``."""
+@dataclass(frozen=True, slots=True)
+class ExtractLimits:
+    """What one file may expand to: the upload limit counts compressed bytes only.
+
+    A small DOCX can hold a hundred megabytes of XML, and a PDF thousands of pages; each bound
+    is checked before the work it bounds where it can be (a zip's declared sizes, the page
+    count), and during it otherwise (extracted characters, parse time).
+    """
+
+    max_chars: int = 20 * 1024 * 1024  # extracted text: no more than a plain-text upload
+    max_expanded_bytes: int = 32 * 1024 * 1024  # a DOCX's parts, decompressed
+    max_pages: int = 2000  # of a PDF
+    max_html_tags: int = 500_000
+    seconds: float = 20.0  # parsing one file
+
+    @classmethod
+    def of(cls, settings: Settings) -> ExtractLimits:
+        return cls(
+            max_chars=settings.max_document_chars,
+            max_expanded_bytes=settings.max_expanded_bytes,
+            max_pages=settings.max_pdf_pages,
+            seconds=settings.parse_seconds,
+        )
+
+
+class _Budget:
+    """The characters and the time left for extracting one file."""
+
+    def __init__(self, limits: ExtractLimits, label: str) -> None:
+        self.limits, self.label = limits, label
+        self.chars = 0
+        self.deadline = time.monotonic() + limits.seconds
+
+    def start(self) -> None:
+        """Start the clock now: a library's first import is not the file's parsing time."""
+        self.deadline = time.monotonic() + self.limits.seconds
+
+    def spend(self, text: str) -> str:
+        """Count ``text`` against the character limit, and check the clock."""
+        self.chars += len(text)
+        if self.chars > self.limits.max_chars:
+            raise TooLarge(
+                f"{self.label}: more than {self.limits.max_chars} characters of text "
+                f"(the limit is {self.limits.max_chars})"
+            )
+        self.tick()
+        return text
+
+    def tick(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise TooLarge(
+                f"{self.label}: parsing took longer than {self.limits.seconds:g} s; "
+                "split the file or save it in a simpler format"
+            )
+
+
+DEFAULT_LIMITS = ExtractLimits()
+
+
+def extract(
+    data: bytes, fmt: str, label: str, limits: ExtractLimits = DEFAULT_LIMITS
+) -> tuple[str | None, str]:
+    """The title (None if there is none) and the uncleaned text of a file in format ``fmt``.
+
+    Raises:
+        TooLarge: the file expands past ``limits`` or takes longer than they allow.
+        InputError: the file is unreadable, empty or not in a supported format.
+    """
+    budget = _Budget(limits, label)
     if fmt == "pdf":
-        return _pdf(data, label)
+        return _pdf(data, label, budget)
     if fmt == "docx":
-        return _docx(data, label)
+        return _docx(data, label, budget)
     if fmt == "html":
-        return _html(data, label)
-    text = _decode(data, label)
-    return (_markdown_title(text) if fmt == "md" else None), text
+        return _html(data, label, budget)
+    text = budget.spend(_decode(data, label))
+    # The title is in the first lines; a whole file of unclosed fences must not be scanned.
+    return (_markdown_title(text[:65536]) if fmt == "md" else None), text
 
 
 # --- text --------------------------------------------------------------------------------------
@@ -179,8 +253,16 @@ _LINE_TAGS = ["br", "caption", "dd", "dt", "li", "tr"]
 _PARA_MARK, _LINE_MARK = "\ue000", "\ue001"
 
 
-def _html(data: bytes, label: str) -> tuple[str | None, str]:
+def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
+    # Every tag becomes a Python object: count them before BeautifulSoup builds any.
+    tags = data.count(b"<")
+    if tags > budget.limits.max_html_tags:
+        raise TooLarge(
+            f"{label}: about {tags} HTML tags; the limit is {budget.limits.max_html_tags}"
+        )
     from bs4 import BeautifulSoup, NavigableString
+
+    budget.start()
 
     # lxml is faster and python-docx depends on it, so it is normally there.
     parser = "lxml" if importlib.util.find_spec("lxml") else "html.parser"
@@ -203,7 +285,10 @@ def _html(data: bytes, label: str) -> tuple[str | None, str]:
         for tag in soup.find_all(_BLOCK_TAGS):
             tag.insert_before(_PARA_MARK)
             tag.insert_after(_PARA_MARK)
-        raw = soup.get_text()
+        budget.tick()
+        raw = budget.spend(soup.get_text())
+    except InputError:
+        raise
     except Exception as e:  # noqa: BLE001  # the parser's failures share no base class
         raise CorruptInput(f"{label}: not readable HTML ({_reason(e)})") from None
     flat = " ".join(raw.split()).replace(_LINE_MARK, "\n")
@@ -211,8 +296,10 @@ def _html(data: bytes, label: str) -> tuple[str | None, str]:
     return title, "\n\n".join(p for p in paragraphs if p)
 
 
-def _pdf(data: bytes, label: str) -> tuple[str | None, str]:
+def _pdf(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     from pypdf import PdfReader
+
+    budget.start()
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -224,7 +311,10 @@ def _pdf(data: bytes, label: str) -> tuple[str | None, str]:
                 opened = False
             if not opened:
                 raise UnsupportedFormat(f"{label}: password-protected PDF")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        count = len(reader.pages)
+        if count > budget.limits.max_pages:
+            raise TooLarge(f"{label}: {count} pages; the limit is {budget.limits.max_pages}")
+        pages = [budget.spend(page.extract_text() or "") for page in reader.pages]
         meta = reader.metadata
         title = meta.title if meta is not None else None
     except InputError:
@@ -237,11 +327,34 @@ def _pdf(data: bytes, label: str) -> tuple[str | None, str]:
     return (str(title) if title else None), text
 
 
-def _docx(data: bytes, label: str) -> tuple[str | None, str]:
+def _check_zip(data: bytes, label: str, limits: ExtractLimits) -> None:
+    """Refuse a zip whose members would inflate past the limit, before inflating any.
+
+    zipfile never reads more than a member's declared size (a member that inflates further
+    fails its CRC check), so the declared sizes bound what the parser can be handed.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            members = z.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as e:
+        raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
+    if len(members) > 10_000:
+        raise TooLarge(f"{label}: {len(members)} parts in the zip; the limit is 10000")
+    expanded = sum(m.file_size for m in members)
+    if expanded > limits.max_expanded_bytes:
+        raise TooLarge(
+            f"{label}: {expanded} bytes when decompressed; the limit is {limits.max_expanded_bytes}"
+        )
+
+
+def _docx(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     if data.startswith(_OLE_MAGIC):
         raise UnsupportedFormat(f"{label}: a legacy Word .doc file; save it as .docx")
+    _check_zip(data, label, budget.limits)
     from docx import Document
     from docx.table import Table
+
+    budget.start()
 
     try:
         doc = Document(io.BytesIO(data))
@@ -249,20 +362,30 @@ def _docx(data: bytes, label: str) -> tuple[str | None, str]:
         blocks: list[str] = []
         for block in doc.iter_inner_content():
             if isinstance(block, Table):
-                blocks.append(_docx_table(block))
+                blocks.append(budget.spend(_docx_table(block, budget)))
                 continue
-            if title is None and block.style is not None and block.style.name == "Title":
+            # Resolving a style searches the styles part: only for paragraphs that name one
+            # (one without is in the default style, never "Title").
+            if (
+                title is None
+                and block._p.style is not None
+                and block.style is not None
+                and block.style.name == "Title"
+            ):
                 title = block.text
-            blocks.append(block.text)
+            blocks.append(budget.spend(block.text))
+    except InputError:
+        raise
     except Exception as e:  # noqa: BLE001  # zip, XML and package errors share no base
         raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
     return title, "\n\n".join(b for b in blocks if b.strip())
 
 
-def _docx_table(table: Any) -> str:
+def _docx_table(table: Any, budget: _Budget) -> str:
     """A table as one paragraph, a line per row, cells separated by " | "."""
     lines = []
     for row in table.rows:
+        budget.tick()
         cells: list[str] = []
         for cell in row.cells:
             text = " ".join(cell.text.split())

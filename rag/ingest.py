@@ -3,12 +3,14 @@
 A document whose content hash is unchanged is skipped before any chunking or embedding. A changed
 one has its chunks deleted and the new ones inserted in the same transaction, so a reader sees
 either the old version or the new one, never both or neither. Chunks reach the table through
-``COPY ... (FORMAT BINARY)`` into a per-session staging table and one ``INSERT ... SELECT``;
-the statement triggers of sql/001 keep the word statistics exact in that same transaction.
+one ``COPY`` per batch; the statement triggers of sql/001 keep the word statistics exact in that
+same transaction.
 
-Embedding happens before the transaction opens, so a slow model never holds locks. When the
-embedder fails, the document is stored anyway with its chunks unembedded (searchable by words),
-and ``rag reindex`` backfills them later.
+By default (``embed_now=False``, what ``rag ingest`` and ``POST /v1/documents`` do) nothing is
+embedded here: the chunks are committed without vectors, searchable by words at once, and wait in
+the embedding queue (rag.embed_queue) for ``rag serve``'s worker or ``rag embed``. With
+``embed_now`` the vectors are computed before the transaction opens, so a slow model never holds
+locks; when the embedder fails, the document is stored anyway with its chunks queued.
 """
 
 from __future__ import annotations
@@ -16,18 +18,22 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
 
+from rag import bulk_load
+from rag.chunk_copy import copy_chunks
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import RagError
+from rag.errors import DatabaseUnavailable, RagError
 from rag.loaders import LoadedDocument, LoadFailure
 from rag.prepare import (
     PreparedDocument,
@@ -36,6 +42,7 @@ from rag.prepare import (
 )
 from rag.settings import Settings
 from rag.store import ensure_owner, ensure_vector_index
+from rag.worker_processes import worker_start
 
 log = logging.getLogger(__name__)
 
@@ -48,26 +55,14 @@ MAX_DOCUMENTS_PER_BATCH = 500
 IN_FLIGHT_CHARS = 32_000_000
 IN_FLIGHT_DOCUMENTS = 2 * MAX_DOCUMENTS_PER_BATCH
 
-CREATE_STAGING = """
-CREATE TEMP TABLE IF NOT EXISTS chunk_load (
-    document_id bigint, ordinal integer, text text, char_count integer, token_count integer,
-    word_keys text, embedding vector, embed_model text
-) ON COMMIT DELETE ROWS
-"""
-COPY_STAGING = (
-    "COPY chunk_load (document_id, ordinal, text, char_count, token_count, word_keys, "
-    "embedding, embed_model) FROM STDIN (FORMAT BINARY)"
-)
-STAGING_TYPES = ["bigint", "integer", "text", "integer", "integer", "text", "vector", "text"]
-MOVE_STAGING = """
-INSERT INTO chunks (owner_id, document_id, ordinal, text, char_count, token_count, word_keys,
-                    embedding, embed_model)
-SELECT %(owner_id)s, document_id, ordinal, text, char_count, token_count, word_keys::tsvector,
-       embedding, embed_model
-FROM chunk_load
-ORDER BY document_id, ordinal
-"""
 LOCK_OWNER = "SELECT pg_advisory_xact_lock(721653, (%(owner_id)s::bigint %% 2147483647)::int)"
+# A writer waits this long for another writer of the same owner, then gives up (a 503 over
+# HTTP) instead of holding a pooled connection while it waits. A session whose client stops
+# talking mid-transaction is ended by the server, so a lost client cannot keep the lock.
+WRITE_TIMEOUTS = """
+SELECT set_config('lock_timeout', %(lock_ms)s, true),
+       set_config('idle_in_transaction_session_timeout', '60s', true)
+"""
 EXISTING = """
 SELECT source_id, document_id, content_hash FROM documents
 WHERE owner_id = %(owner_id)s AND source_id = ANY(%(source_ids)s)
@@ -131,16 +126,30 @@ class Ingestor:
         owner_id: int | None = None,
         ensure_index: bool = True,
         on_document: Callable[[], None] | None = None,
+        embed_now: bool = False,
+        bulk_after: int = 0,
     ) -> None:
         """Args:
+        embedder: the model whose HNSW index the chunks will need (and, with ``embed_now``,
+            the one that embeds them here); None: full text only.
         owner_id: the owner's id when the caller already knows it (the service, which
             writes under row-level security as a role that may not create owners).
         ensure_index: create the embedding model's HNSW index if missing; the service
             creates it once at start, as a role that may.
+        embed_now: embed before writing instead of leaving the chunks queued.
+        bulk_after: once this run has written this many chunks (0: never), go on in bulk mode
+            if the run is most of the table (rag.bulk_load): the GIN indexes are dropped and
+            built again when the run ends.
         """
         self.db = db
         self.settings = settings
         self.embedder = embedder
+        self.embed_now = embed_now
+        self.bulk_after = bulk_after
+        self.bulk = False
+        self.bulk_used = False  # whether this run went on in bulk mode at some point
+        self._bulk_session = ExitStack()
+        self._bulk_conn: psycopg.Connection | None = None
         self.owner = owner
         self.summary = IngestSummary()
         self._pending: list[PreparedDocument] = []
@@ -152,6 +161,9 @@ class Ingestor:
         else:
             with db.connection() as conn:
                 self.owner_id = ensure_owner(conn, owner)
+                conn.commit()
+                # an earlier bulk load that was killed left indexes to build
+                bulk_load.rebuild(conn)
                 conn.commit()
 
     def add(self, item: LoadedDocument | LoadFailure) -> None:
@@ -176,16 +188,41 @@ class Ingestor:
         """Ingest every item; with ``workers`` > 1, chunking and keys run in worker processes
         while this process writes the previous batch."""
         started = time.perf_counter()
-        if workers > 1:
-            self._add_parallel(items, workers)
-        else:
-            for item in items:
-                self.add(item)
-        self.flush()
+        try:
+            if workers > 1:
+                self._add_parallel(items, workers)
+            else:
+                for item in items:
+                    self.add(item)
+            self.flush()
+        finally:
+            if self.bulk:
+                self._end_bulk(workers)
         if self.summary.chunks >= 1000:
             self._merge_pending_lists()
         self.summary.seconds += time.perf_counter() - started
         return self.summary
+
+    def _maybe_start_bulk(self) -> None:
+        if self.bulk or not self.bulk_after or self.summary.chunks < self.bulk_after:
+            return
+        self.bulk_after = 0  # decided once per run
+        # one session from the DROP to the end of the build: it holds the bulk lock
+        conn = self._bulk_session.enter_context(self.db.connection())
+        if bulk_load.worth_it(conn, self.summary.chunks) and (dropped := bulk_load.drop(conn)):
+            log.info("bulk mode: %s dropped until the load ends", ", ".join(dropped))
+            self.bulk, self.bulk_used, self._bulk_conn = True, True, conn
+        else:
+            conn.commit()
+            self._bulk_session.close()
+
+    def _end_bulk(self, workers: int) -> None:
+        assert self._bulk_conn is not None
+        try:
+            bulk_load.finish(self._bulk_conn, parallel_workers=max(0, workers - 1))
+        finally:
+            self.bulk, self._bulk_conn = False, None
+            self._bulk_session.close()
 
     def _merge_pending_lists(self) -> None:
         """Merge the GIN pending lists now, so the first searches after a bulk load stay fast."""
@@ -203,7 +240,10 @@ class Ingestor:
         in_flight: deque[tuple[int, Future[PreparedDocument | tuple[str, RagError]]]] = deque()
         chars = 0
         # fork: workers inherit the loaded dictionaries and caches instead of reloading them
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=worker_start, initargs=(os.getpid(),)
+        ) as pool:
             for item in items:
                 if isinstance(item, LoadFailure):
                     self._fail(item.origin, item.error)
@@ -248,7 +288,7 @@ class Ingestor:
         latest: dict[str, PreparedDocument] = {p.doc.source_id: p for p in batch}
         changed = [p for p in latest.values() if known.get(p.doc.source_id) != p.content_hash]
         unchanged = len(latest) - len(changed)
-        if self.embedder is not None and changed:
+        if self.embedder is not None and self.embed_now and changed:
             reason = embed_chunks(
                 [c for p in changed for c in p.chunks], self.embedder, self.settings.embed_batch
             )
@@ -258,16 +298,35 @@ class Ingestor:
         with self.db.connection() as conn:
             self._write(conn, changed)
         self.summary.unchanged += unchanged
+        self._maybe_start_bulk()
         if self._on_document:
             for _ in batch:
                 self._on_document()
+
+    @contextmanager
+    def _owner_lock(self, conn: psycopg.Connection) -> Iterator[None]:
+        """A transaction holding the owner's write lock, waited for ``write_lock_timeout`` at most.
+
+        Raises:
+            DatabaseUnavailable: another writer of the owner held the lock all that time.
+        """
+        with conn.transaction():
+            lock_ms = str(max(1, int(self.settings.write_lock_timeout * 1000)))
+            try:
+                conn.execute(WRITE_TIMEOUTS, {"lock_ms": lock_ms})
+                conn.execute(LOCK_OWNER, {"owner_id": self.owner_id})
+            except psycopg.errors.LockNotAvailable:
+                raise DatabaseUnavailable(
+                    f"another write to owner {self.owner!r} held its lock for over "
+                    f"{self.settings.write_lock_timeout:g} s; retry shortly"
+                ) from None
+            yield
 
     def _write(self, conn: psycopg.Connection, docs: list[PreparedDocument]) -> None:
         if not docs:
             return
         model = self.embedder.model_id if self.embedder else None
-        with conn.transaction():
-            conn.execute(LOCK_OWNER, {"owner_id": self.owner_id})
+        with self._owner_lock(conn):
             # Let the GIN indexes collect a whole batch in their pending lists and merge it in
             # one sorted pass, instead of flushing every few hundred chunks.
             conn.execute("SET LOCAL gin_pending_list_limit = '64MB'")
@@ -325,7 +384,7 @@ class Ingestor:
                     },
                 )
                 ids.update({sid: int(did) for sid, did in cur.fetchall()})
-            unembedded = self._copy_chunks(conn, fresh, ids, model)
+            unembedded = copy_chunks(conn, self.owner_id, fresh, ids, model)
         self.summary.added += len(added)
         self.summary.replaced += len(replaced)
         self.summary.unchanged += len(docs) - len(fresh)
@@ -340,34 +399,3 @@ class Ingestor:
                     "status": "replaced" if p in replaced else "added",
                 }
             )
-
-    def _copy_chunks(
-        self,
-        conn: psycopg.Connection,
-        docs: list[PreparedDocument],
-        ids: dict[str, int],
-        model: str | None,
-    ) -> int:
-        conn.execute(CREATE_STAGING)
-        unembedded = 0
-        with conn.cursor() as cur, cur.copy(COPY_STAGING) as copy:
-            copy.set_types(STAGING_TYPES)
-            for p in docs:
-                did = ids[p.doc.source_id]
-                for c in p.chunks:
-                    has_vector = c.embedding is not None
-                    unembedded += not has_vector
-                    copy.write_row(
-                        (
-                            did,
-                            c.ordinal,
-                            c.text,
-                            len(c.text),
-                            c.token_count,
-                            c.word_keys,
-                            c.embedding if has_vector else None,
-                            model if has_vector else None,
-                        )
-                    )
-        conn.execute(MOVE_STAGING, {"owner_id": self.owner_id})
-        return unembedded

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from rag.document_fields import InvalidField, check_lang, check_metadata, check_source_id
 from rag.errors import (
     ConfigError,
     CorruptInput,
@@ -29,7 +30,7 @@ from rag.errors import (
     InputError,
     TooLarge,
 )
-from rag.formats import FORMATS, SURROGATE, clean_text, detect_format, extract
+from rag.formats import DEFAULT_LIMITS, FORMATS, ExtractLimits, clean_text, detect_format, extract
 
 _SNIFF_BYTES = 4096
 
@@ -107,7 +108,9 @@ def rebased(
         yield item
 
 
-def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFailure]:
+def load_path(
+    path: Path, *, max_bytes: int, limits: ExtractLimits = DEFAULT_LIMITS
+) -> Iterator[LoadedDocument | LoadFailure]:
     """Load one file: one document, or one per line of a JSONL file.
 
     The size limit is checked with ``stat`` before reading. A JSONL file is streamed, so the
@@ -116,6 +119,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
     Args:
         path: a file, as given by the user or found by :func:`iter_paths`.
         max_bytes: the largest file (or JSONL line) accepted.
+        limits: what one file may expand to when it is parsed.
 
     Yields:
         Documents, and a :class:`LoadFailure` for each one that could not be loaded.
@@ -135,7 +139,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
             with path.open("rb") as f:
-                yield from _jsonl(_file_lines(f, max_bytes), label, max_bytes)
+                yield from _jsonl(_file_lines(f, max_bytes), label, max_bytes, limits)
             return
         fmt = FORMATS.get(suffix)
         if fmt is None:
@@ -146,7 +150,7 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
         data = path.read_bytes()
         if len(data) > max_bytes:  # it grew since stat
             raise _too_large(label, len(data), max_bytes)
-        yield _document(data, fmt, label, path.resolve().as_posix())
+        yield _document(data, fmt, label, path.resolve().as_posix(), limits)
     except InputError as e:
         yield LoadFailure(label, e)
     except FileNotFoundError:
@@ -156,7 +160,12 @@ def load_path(path: Path, *, max_bytes: int) -> Iterator[LoadedDocument | LoadFa
 
 
 def load_bytes(
-    data: bytes, filename: str, *, max_bytes: int, source_id: str | None = None
+    data: bytes,
+    filename: str,
+    *,
+    max_bytes: int,
+    source_id: str | None = None,
+    limits: ExtractLimits = DEFAULT_LIMITS,
 ) -> list[LoadedDocument | LoadFailure]:
     """Load an upload: the format comes from ``filename``'s suffix, else from the content.
 
@@ -166,6 +175,7 @@ def load_bytes(
         max_bytes: the largest upload accepted.
         source_id: the document's id; default ``filename``. A JSONL upload's documents keep the
             ids of their lines.
+        limits: what the file may expand to when it is parsed.
 
     Returns:
         Documents, and a :class:`LoadFailure` for each one that could not be loaded.
@@ -181,8 +191,8 @@ def load_bytes(
         suffix = PurePath(filename).suffix.lower()
         fmt = FORMATS.get(suffix) or detect_format(suffix, data[:_SNIFF_BYTES], label)
         if fmt == "jsonl":
-            return list(_jsonl(_bytes_lines(data), label, max_bytes))
-        return [_document(data, fmt, label, source_id or filename)]
+            return list(_jsonl(_bytes_lines(data), label, max_bytes, limits))
+        return [_document(data, fmt, label, source_id or filename, limits)]
     except InputError as e:
         return [LoadFailure(label, e)]
 
@@ -196,11 +206,13 @@ def _too_large(label: str, size: int, max_bytes: int) -> TooLarge:
     return TooLarge(f"{label}: {size} bytes is over the limit of {max_bytes} bytes")
 
 
-def _document(data: bytes, fmt: str, label: str, source_id: str) -> LoadedDocument:
+def _document(
+    data: bytes, fmt: str, label: str, source_id: str, limits: ExtractLimits
+) -> LoadedDocument:
     """Parse one non-JSONL file's bytes; raises an InputError for bad input."""
     if not data:
         raise EmptyInput(f"{label}: empty file")
-    title, text = extract(data, fmt, label)
+    title, text = extract(data, fmt, label, limits)
     text = clean_text(text)
     if not text:
         what = "only whitespace" if fmt in ("txt", "md") else "no text"
@@ -241,10 +253,18 @@ def _bytes_lines(data: bytes) -> Iterator[tuple[int, bytes | None]]:
 
 
 def _jsonl(
-    lines: Iterable[tuple[int, bytes | None]], label: str, max_bytes: int
+    lines: Iterable[tuple[int, bytes | None]],
+    label: str,
+    max_bytes: int,
+    limits: ExtractLimits = DEFAULT_LIMITS,
 ) -> Iterator[LoadedDocument | LoadFailure]:
-    """One document per non-blank line; a bad line is a failure naming ``label:LINE``."""
+    """One document per non-blank line; a bad line is a failure naming ``label:LINE``.
+
+    An id that an earlier line of the file already used is a failure of the later line: the file
+    holds two documents under one id, and silently keeping either would lose the other.
+    """
     any_line = False
+    first_line: dict[str, int] = {}
     for lineno, (offset, raw) in enumerate(lines, start=1):
         origin = f"{label}:{lineno}"
         try:
@@ -255,7 +275,16 @@ def _jsonl(
             if not raw.strip():
                 continue
             any_line = True
-            yield _record(raw, origin, offset)
+            doc = _record(raw, origin, offset)
+            if len(doc.text) > limits.max_chars:
+                raise TooLarge(
+                    f"{origin}: {len(doc.text)} characters of text; the limit is {limits.max_chars}"
+                )
+            if (earlier := first_line.setdefault(doc.source_id, lineno)) != lineno:
+                raise CorruptInput(
+                    f'{origin}: "id" {doc.source_id!r} repeats line {earlier} of this file'
+                )
+            yield doc
         except InputError as e:
             any_line = True
             yield LoadFailure(origin, e)
@@ -280,8 +309,6 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
     doc_id, text = rec.get("id"), rec.get("text")
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise CorruptInput(f'{origin}: "id" must be a non-empty string')
-    if _unstorable(doc_id):
-        raise CorruptInput(f'{origin}: "id" contains a NUL or an unpaired surrogate')
     if not isinstance(text, str) or not text.strip():
         raise CorruptInput(f'{origin}: "text" must be a non-empty string')
     for key in ("title", "lang"):
@@ -291,13 +318,17 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
     if not isinstance(metadata, dict):
         got = _json_type(metadata)
         raise CorruptInput(f'{origin}: "metadata" must be a JSON object, got {got}')
-    if _unstorable(metadata):
-        # PostgreSQL's jsonb rejects both, and would fail the whole batch later.
-        raise CorruptInput(f'{origin}: "metadata" contains a NUL or an unpaired surrogate')
+    try:
+        check_source_id(doc_id)
+        lang = check_lang(rec.get("lang"))
+        # PostgreSQL's jsonb rejects NULs and lone surrogates, and would fail the whole batch.
+        check_metadata(metadata)
+    except InvalidField as e:
+        name = "id" if e.field == "source_id" else e.field
+        raise CorruptInput(f'{origin}: "{name}" {e.message}') from None
     body = clean_text(text)
     if not body:
         raise CorruptInput(f'{origin}: "text" has no visible characters')
-    lang = (rec.get("lang") or "").strip().lower() or None
     meta = {**metadata, "format": "jsonl"}  # the loader's key wins over the record's
     return LoadedDocument(doc_id, _one_line(rec.get("title")), body, lang, meta, origin)
 
@@ -305,19 +336,3 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
 def _json_type(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     return "null" if value is None else names.get(type(value), "a number")
-
-
-def _unstorable(value: Any) -> bool:
-    """Whether a JSON value holds a NUL or a lone surrogate anywhere (keys included)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if "\x00" in v or SURROGATE.search(v):
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False

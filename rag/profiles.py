@@ -116,6 +116,29 @@ def _merged(base: FilterParams, values: dict[str, Any]) -> FilterParams:
     return FilterParams(**{**base.as_dict(), **{k: v for k, v in values.items() if k in known}})
 
 
+# The RRF knobs a profile's additive "fusion" section may set (rag.fusion chooses them).
+FUSION_KEYS = ("rrf_k", "rrf_weight_fts", "rrf_weight_vector", "candidates")
+
+
+def fusion_settings(settings: Settings, model_id: str | None) -> Settings:
+    """``settings`` with the fusion section of ``model_id``'s profile applied, if it has one."""
+    path = profile_path(settings, model_id) if model_id else None
+    if path is None:
+        return settings
+    fusion = read_profile(path).get("fusion")
+    if not isinstance(fusion, dict):
+        return settings
+    try:
+        values = {
+            k: int(fusion[k]) if k in ("rrf_k", "candidates") else float(fusion[k])
+            for k in FUSION_KEYS
+            if k in fusion
+        }
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"calibration profile {path} has a bad fusion section: {e}") from e
+    return settings.replace(**values)
+
+
 def write_profile(path: Path, model_id: str, params: FilterParams, extra: dict[str, Any]) -> None:
     """Write a profile atomically (a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)

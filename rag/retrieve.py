@@ -1,10 +1,14 @@
 """Full-text (BM25 over word keys) and vector candidates, fused by RRF in one SQL statement.
 
-Full text: the question's lemma, stem and prefix keys become an OR tsquery that finds candidates
-through the GIN index on ``chunks.word_keys``; each candidate is scored with BM25 from the owner's
-own statistics (``word_stats.df``, ``owners.chunk_count`` and ``token_total``), the keys weighted by
-kind. Vector: cosine distance through the model's partial HNSW index (iterative scan, so the owner
-filter cannot starve the list) or an exact scan for small owners. Fusion: Reciprocal Rank Fusion,
+Full text: candidates are the best postings (by BM25 term impact) of the question's selective
+lemma, stem and prefix keys (``key_top``), so the work is bounded by the question, not the corpus;
+the best ``fts_rescore`` of them are scored with exact BM25 from the owner's own statistics
+(``word_stats.df``, ``owners.chunk_count`` and ``token_total``), the keys weighted by kind. With a
+metadata filter, or ``fts_rescore`` 0, an OR tsquery finds every matching chunk through the GIN
+index on ``chunks.word_keys`` and all of them are scored. Vector: cosine distance through the
+model's partial HNSW index (iterative scan, so the owner or a filter cannot starve the list) or an
+exact scan for small owners and small filtered sets. A filter applies inside both retrievers,
+before fusion; the word statistics stay the owner's. Fusion: Reciprocal Rank Fusion,
 sum of weight / (k + rank), ties broken by the better single rank and then by chunk id.
 
 Fail open: a missing, failing or slow embedder leaves the full-text list alone; a failing
@@ -28,17 +32,21 @@ from psycopg import sql
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError
+from rag.filters import SearchFilter
 from rag.question_keys import QueryKeys, query_keys
 from rag.retrieve_sql import (
     EMPTY_FTS,
     EMPTY_VEC,
+    FILTERED_COUNT,
     FORM_MAP,
     FTS,
+    FTS_TOP,
     FUSE,
     KEY_DF,
     OWNER_INFO,
     Q_SQL,
     VEC,
+    filter_clause,
 )
 from rag.settings import Settings
 from rag.text import form_map_prefix, lemma_from_form_map_key
@@ -130,11 +138,16 @@ def retrieve(
     mode: Mode = "hybrid",
     lang: str | None = None,
     vector: np.ndarray | None = None,
+    filters: SearchFilter | None = None,
+    explain: list[str] | None = None,
 ) -> Retrieval:
     """Run full-text and vector retrieval for ``question`` and fuse them.
 
     Args:
         vector: a precomputed query vector (evaluation embeds questions in batches).
+        filters: only chunks of documents that pass it take part, in both retrievers.
+        explain: when given, the statement's EXPLAIN (ANALYZE, BUFFERS) lines are appended to it
+            (the statement then runs twice).
 
     Raises:
         RetrievalError: both retrievers failed.
@@ -186,13 +199,14 @@ def retrieve(
         params = _params(
             settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec, use_vec, absent
         )
+        plan = _plan(conn, settings, embedder, owner_id, n_chunks, filters, use_vec, params)
         try:
-            rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
+            rows = _run(conn, plan, use_fts, use_vec, params, explain)
         except psycopg.Error as e:
             conn.rollback()
             if not (use_fts and use_vec):
                 raise RetrievalError(f"retrieval failed: {' '.join(str(e).split())}") from e
-            rows = _fail_open(conn, settings, embedder, n_chunks, params, degraded, e)
+            rows = _fail_open(conn, plan, params, degraded, e)
         conn.commit()
     timings["sql"] = (time.perf_counter() - t1) * 1000
     candidates = [
@@ -220,9 +234,7 @@ def retrieve(
 
 def _fail_open(
     conn: psycopg.Connection,
-    settings: Settings,
-    embedder: Embedder | None,
-    n_chunks: int,
+    plan: _Plan,
     params: dict[str, Any],
     degraded: list[dict[str, str]],
     error: Exception,
@@ -230,7 +242,7 @@ def _fail_open(
     """The combined query failed: try each retriever alone and keep whichever works."""
     for use_fts, use_vec, lost in ((True, False, "vector"), (False, True, "fts")):
         try:
-            rows = _run(conn, settings, embedder, use_fts, use_vec, n_chunks, params)
+            rows = _run(conn, plan, use_fts, use_vec, params)
             degraded.append(
                 {"component": lost, "reason": "error", "message": " ".join(str(error).split())}
             )
@@ -240,22 +252,83 @@ def _fail_open(
     raise RetrievalError(f"both retrievers failed: {' '.join(str(error).split())}") from error
 
 
-def _run(
+@dataclass(frozen=True)
+class _Plan:
+    """How one search runs: the statement's parts and the vector scan's settings."""
+
+    dim: sql.Composable
+    model: sql.Composable
+    filter: sql.Composable
+    vec_filter: sql.Composable
+    fts_exact: bool  # score every matching chunk (a filter, or fts_rescore 0)
+    vec_exact: bool  # exact distances instead of the HNSW index
+    ef_search: int
+    max_scan_tuples: int
+
+
+def _plan(
     conn: psycopg.Connection,
     settings: Settings,
     embedder: Embedder | None,
+    owner_id: int,
+    n_chunks: int,
+    filters: SearchFilter | None,
+    use_vec: bool,
+    params: dict[str, Any],
+) -> _Plan:
+    clause, fparams = filter_clause(filters)
+    params.update(fparams)
+    filtered = bool(fparams)
+    model_id = embedder.model_id if embedder else ""
+    vec_exact = n_chunks < settings.exact_scan_below
+    max_scan = 20000  # pgvector's default
+    if use_vec and filtered and not vec_exact:
+        # a small filtered set inside a large owner: the HNSW scan would walk most of the
+        # owner to find it, an exact scan over the set is cheap; a large one keeps the index,
+        # with room to walk past the chunks the filter rejects
+        cap = max(int(settings.exact_scan_below), 1)
+        counted = conn.execute(
+            sql.SQL(FILTERED_COUNT).format(filter=clause),
+            {**params, "model": model_id, "cap": cap},
+        ).fetchone()
+        admitted = int(counted[0]) if counted else 0
+        vec_exact = admitted < cap
+        max_scan = max(max_scan, 4 * int(settings.candidates) * n_chunks // cap)
+    return _Plan(
+        dim=sql.Literal(embedder.dim) if embedder else sql.Literal(1),
+        model=sql.Literal(model_id),
+        filter=clause,
+        vec_filter=clause if vec_exact else filter_clause(filters, per_row=True)[0],
+        fts_exact=filtered or settings.fts_rescore <= 0,
+        vec_exact=vec_exact,
+        ef_search=int(settings.ef_search),
+        max_scan_tuples=max_scan,
+    )
+
+
+def _run(
+    conn: psycopg.Connection,
+    plan: _Plan,
     use_fts: bool,
     use_vec: bool,
-    n_chunks: int,
     params: dict[str, Any],
+    explain: list[str] | None = None,
 ) -> list[Any]:
     if not use_fts and not use_vec:
         return []
-    dim = sql.Literal(embedder.dim) if embedder else sql.Literal(1)
-    model = sql.Literal(embedder.model_id) if embedder else sql.Literal("")
+    dim, model = plan.dim, plan.model
     ctes: list[sql.Composable] = [sql.SQL(Q_SQL)]
-    ctes.append(sql.SQL(FTS) if use_fts else sql.SQL(EMPTY_FTS))
-    ctes.append(sql.SQL(VEC).format(dim=dim, model=model) if use_vec else sql.SQL(EMPTY_VEC))
+    if not use_fts:
+        ctes.append(sql.SQL(EMPTY_FTS))
+    elif plan.fts_exact:
+        ctes.append(sql.SQL(FTS).format(filter=plan.filter))
+    else:
+        ctes.append(sql.SQL(FTS_TOP))
+    ctes.append(
+        sql.SQL(VEC).format(dim=dim, model=model, filter=plan.vec_filter)
+        if use_vec
+        else sql.SQL(EMPTY_VEC)
+    )
     late = (
         sql.SQL("c.embedding::vector({dim}) <=> %(vec)s::vector({dim})").format(dim=dim)
         if use_vec
@@ -270,17 +343,24 @@ def _run(
     with conn.transaction():
         with conn.pipeline():
             if use_vec:
-                if n_chunks < settings.exact_scan_below:
-                    # small owner: an exact scan is fast and has perfect recall
+                if plan.vec_exact:
+                    # small owner or filtered set: an exact scan is fast and has perfect recall
                     conn.execute("SET LOCAL enable_indexscan = off")
                 else:
                     conn.execute(
-                        sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-                            sql.Literal(int(settings.ef_search))
-                        )
+                        sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(plan.ef_search))
                     )
                     conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+                    conn.execute(
+                        sql.SQL("SET LOCAL hnsw.max_scan_tuples = {}").format(
+                            sql.Literal(plan.max_scan_tuples)
+                        )
+                    )
+            if explain is not None:
+                plan_cur = conn.execute(sql.SQL("EXPLAIN (ANALYZE, BUFFERS) ") + query, params)
             cur = conn.execute(query, params)
+        if explain is not None:
+            explain.extend(str(r[0]) for r in plan_cur.fetchall())
         return cur.fetchall()
 
 
@@ -317,6 +397,8 @@ def _params(
         "k1": settings.bm25_k1,
         "b": settings.bm25_b,
         "tsq": tsq or "'l:0'",
+        "sel": selective,
+        "rescore": max(int(settings.fts_rescore), int(settings.candidates)),
         "n": settings.candidates,
         "k": float(settings.rrf_k),
         "w_fts": settings.rrf_weight_fts,

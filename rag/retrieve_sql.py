@@ -2,8 +2,16 @@
 (``q`` the question's keys, ``fts`` BM25 over word keys, ``vec`` cosine distance) are fused by RRF.
 
 :mod:`rag.retrieve` assembles the statement from these parts (an empty ``fts`` or ``vec`` when that
-retriever is off) and passes every value as a parameter.
+retriever is off, a metadata filter's clauses in ``{filter}``) and passes every value as a
+parameter.
 """
+
+from __future__ import annotations
+
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from rag.filters import SearchFilter
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,
@@ -36,15 +44,55 @@ fts AS (
             -- setweight marks the question's keys (stored keys carry weight D), ts_filter keeps
             -- only them: two C passes instead of unnesting every key of the chunk
             SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{a}')) u
+            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u
         ) t
         JOIN q ON q.key = t.lexeme
-        WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery
+        WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery {filter}
         GROUP BY c.chunk_id
         ORDER BY score DESC, c.chunk_id
         LIMIT %(n)s
     ) s
 )"""
+# The same BM25 over a bounded candidate set: the best postings of each selective key (key_top,
+# migration 004), ranked by what they add over the cut of their list, and the top %(rescore)s of
+# those re-scored exactly. Work grows with the question's keys, not with the owner's corpus.
+FTS_TOP = """
+fts AS (
+    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank
+    FROM (
+        SELECT c.chunk_id,
+               sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
+                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
+        FROM (
+            -- a chunk missing from a cut list may still hold the key with an impact up to the
+            -- cut, so a posting counts for what it adds over the cut (WAND's upper bound)
+            SELECT p.chunk_id
+            FROM q
+            JOIN key_top kt ON kt.owner_id = %(owner_id)s AND kt.key = q.key
+            CROSS JOIN LATERAL unnest(kt.chunk_ids, kt.impacts) AS p(chunk_id, impact)
+            WHERE q.key = ANY(%(sel)s::text[])
+            GROUP BY p.chunk_id
+            ORDER BY sum(q.w * q.idf * (p.impact - coalesce(kt.cut, 0))) DESC, p.chunk_id
+            LIMIT %(rescore)s
+        ) cand
+        JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = cand.chunk_id
+        CROSS JOIN LATERAL (
+            SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
+            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{a}')) u
+        ) t
+        JOIN q ON q.key = t.lexeme
+        GROUP BY c.chunk_id
+        ORDER BY score DESC, c.chunk_id
+        LIMIT %(n)s
+    ) s
+)"""
+# How many of an owner's chunks a filter admits, counted up to %(cap)s.
+FILTERED_COUNT = """
+SELECT count(*) FROM (
+    SELECT 1 FROM chunks c WHERE c.owner_id = %(owner_id)s AND c.embed_model = %(model)s {filter}
+    LIMIT %(cap)s
+) x
+"""
 Q_SQL = """
 q AS (
     SELECT k.key, k.w, ln(1 + (%(n_chunks)s - k.df + 0.5) / (k.df + 0.5)) AS idf
@@ -56,7 +104,7 @@ vec AS (
     FROM (
         SELECT c.chunk_id, c.embedding::vector({dim}) <=> %(vec)s::vector({dim}) AS distance
         FROM chunks c
-        WHERE c.owner_id = %(owner_id)s AND c.embed_model = {model}
+        WHERE c.owner_id = %(owner_id)s AND c.embed_model = {model} {filter}
         ORDER BY c.embedding::vector({dim}) <=> %(vec)s::vector({dim})
         LIMIT %(n)s
     ) v
@@ -81,3 +129,56 @@ JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
 JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
 ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
 """
+
+
+def filter_clause(
+    f: SearchFilter | None, *, per_row: bool = False
+) -> tuple[sql.Composable, dict[str, object]]:
+    """``AND ...`` conditions on chunk ``c`` for a filter, and their parameters (values only).
+
+    Args:
+        per_row: test each chunk's document in a subquery the planner cannot turn into a join,
+            so the scan stays the HNSW index's (a join could start from the documents the
+            filter admits and compute exact distances for all of their chunks).
+    """
+    if f is None or f.empty:
+        return sql.SQL(""), {}
+    conds: list[str] = []
+    params: dict[str, object] = {}
+    if f.source_prefix:
+        conds.append("starts_with(fd.source_id, %(f_prefix)s)")
+        params["f_prefix"] = f.source_prefix
+    if f.metadata:
+        conds.append("fd.metadata @> %(f_meta)s")
+        params["f_meta"] = Jsonb(dict(f.metadata))
+    if f.lang:
+        conds.append("fd.lang = %(f_lang)s")
+        params["f_lang"] = f.lang
+    if f.date_from or f.date_to:
+        # ISO dates compare as text; a metadata.date that is not one falls back to ingestion day
+        day = (
+            "coalesce(CASE WHEN fd.metadata->>'date' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}'"
+            " THEN left(fd.metadata->>'date', 10) END,"
+            " to_char(fd.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'))"
+        )
+        if f.date_from:
+            conds.append(f"{day} >= %(f_from)s")
+            params["f_from"] = f.date_from.isoformat()
+        if f.date_to:
+            conds.append(f"{day} <= %(f_to)s")
+            params["f_to"] = f.date_to.isoformat()
+    clause = ""
+    if conds and per_row:
+        clause = (
+            " AND coalesce((SELECT " + " AND ".join(conds) + " FROM documents fd"
+            " WHERE fd.owner_id = c.owner_id AND fd.document_id = c.document_id), false)"
+        )
+    elif conds:
+        clause = (
+            " AND EXISTS (SELECT 1 FROM documents fd WHERE fd.owner_id = c.owner_id"
+            " AND fd.document_id = c.document_id AND " + " AND ".join(conds) + ")"
+        )
+    if f.exclude_document_ids:
+        clause += " AND c.document_id <> ALL(%(f_exclude)s::bigint[])"
+        params["f_exclude"] = list(f.exclude_document_ids)
+    return sql.SQL(clause), params

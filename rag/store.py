@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from psycopg.rows import dict_row
 from rag.errors import InputError, NotFound
 
 DEFAULT_OWNER = "default"
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 ENSURE_OWNER = """
 INSERT INTO owners (name) VALUES (%(name)s)
@@ -79,10 +81,31 @@ def find_owner(conn: psycopg.Connection, name: str) -> int | None:
     return None if row is None else int(row[0])
 
 
+MAX_DOCUMENT_ID = 2**63 - 1  # bigint
+
+
+def document_id(ref: str | int) -> int | None:
+    """The document id a ref names, or None when the ref is a source_id.
+
+    Only ASCII digits make an id: ``str.isdigit`` also accepts "²" or "٣", and reading "٣" as 3
+    would delete the wrong document.
+    """
+    if isinstance(ref, int):
+        return ref
+    if ref.isascii() and ref.isdigit() and int(ref) <= MAX_DOCUMENT_ID:
+        return int(ref)
+    return None
+
+
 def _document_where(ref: str | int) -> tuple[sql.Composable, dict[str, Any]]:
-    if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-        return sql.SQL("d.document_id = %(ref_id)s"), {"ref_id": int(ref)}
+    if (did := document_id(ref)) is not None:
+        return sql.SQL("d.document_id = %(ref_id)s"), {"ref_id": did}
     return sql.SQL("d.source_id = %(ref)s"), {"ref": ref}
+
+
+def _storable_ref(ref: str | int) -> bool:
+    # no stored source_id holds a NUL or a lone surrogate, and PostgreSQL cannot compare them
+    return isinstance(ref, int) or _UNSTORABLE.search(ref) is None
 
 
 def list_documents(
@@ -101,6 +124,8 @@ def get_document(conn: psycopg.Connection, owner_id: int, ref: str | int) -> dic
     Raises:
         NotFound: the owner has no such document.
     """
+    if not _storable_ref(ref):
+        raise NotFound(f"no document {ref!r}")
     where, params = _document_where(ref)
     query = sql.SQL(GET_DOCUMENT).format(where=where)
     with conn.cursor(row_factory=dict_row) as cur:
@@ -116,6 +141,8 @@ def delete_document(conn: psycopg.Connection, owner_id: int, ref: str | int) -> 
     Raises:
         NotFound: the owner has no such document.
     """
+    if not _storable_ref(ref):
+        raise NotFound(f"no document {ref!r}")
     where, params = _document_where(ref)
     query = sql.SQL(DELETE_DOCUMENT).format(where=where)
     with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:

@@ -74,6 +74,17 @@ class LiveServer:
                 raise RuntimeError(self.client.get("/readyz").text)
             time.sleep(0.05)
 
+    def wait_embedded(self, timeout: float = 30) -> dict[str, Any]:
+        """/v1/stats once the embedding worker has left none of the owner's chunks waiting."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stats: dict[str, Any] = self.client.get("/v1/stats").json()
+            if stats["embedding"]["waiting"] == 0:
+                return stats
+            if time.monotonic() > deadline:
+                raise AssertionError(f"chunks still wait for vectors after {timeout} s: {stats}")
+            time.sleep(0.05)
+
     def close(self) -> None:
         self.client.close()
         self.server.should_exit = True
@@ -113,7 +124,7 @@ def load_sample(url: str, data_dir: Path, owner: str = DEFAULT_OWNER) -> None:
         for item in load_path(path, max_bytes=settings.max_upload_bytes)
     )
     with Database(settings, run_migrations=False) as db:
-        summary = Ingestor(db, settings, make_embedder(settings), owner).add_all(
+        summary = Ingestor(db, settings, make_embedder(settings), owner, embed_now=True).add_all(
             rebased(items, SAMPLE_DIR)
         )
     assert summary.failed == 0 and summary.added > 20, summary.as_dict()

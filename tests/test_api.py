@@ -156,12 +156,19 @@ def test_delete_removes_the_document_and_its_chunks(docs: LiveServer) -> None:
 
 
 def test_stats(docs: LiveServer) -> None:
-    s = docs.client.get("/v1/stats").json()
+    s = docs.wait_embedded()
     listed = docs.client.get("/v1/documents", params={"limit": 1000}).json()["documents"]
     assert s["owner"] == "default" and s["documents"] == len(listed) > 0
     assert s["chunks"] == sum(d["chunks"] for d in listed)
     assert s["unembedded"] == 0 and s["models"] == {"fake/64": s["chunks"]}
     assert s["embedder"] == "fake/64" and s["llm"] is None
+    progress = s["embedding"]
+    assert (
+        progress["model"] == "fake/64" and progress["embedded"] == progress["total"] == s["chunks"]
+    )
+    assert (
+        progress["workers"] == 1 and progress["error"] is None and progress["eta_seconds"] is None
+    )
 
 
 UPLOADS = {

@@ -240,9 +240,12 @@ def test_exhausted_pool_is_503_with_retry_after_then_recovers(strict: LiveServer
         assert time.monotonic() - started < 3  # pool_timeout is 0.3 s: it fails fast
         assert r.headers["retry-after"].isdigit()
         assert "retry" in problem["detail"]
+        # A busy pool is load, not an outage: /readyz answers at once from the health probe,
+        # which has a connection of its own.
+        started = time.monotonic()
         ready = strict.client.get("/readyz")
-        assert_problem(ready, 503, "not-ready")
-        assert ready.json()["checks"]["database"].startswith("unavailable")
+        assert time.monotonic() - started < 1.0
+        assert ready.status_code == 200 and ready.json()["checks"]["database"] == "ok", ready.text
         assert strict.client.get("/healthz").status_code == 200
     finally:
         pool.putconn(held)

@@ -82,9 +82,9 @@ def two_owners(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> tup
 
     with Database(settings, run_migrations=False) as db:
         emb = make_embedder(settings)
-        a = Ingestor(db, settings, emb, "alice")
+        a = Ingestor(db, settings, emb, "alice", embed_now=True)
         a.add_all([LoadedDocument("sklad.md", None, ALICE_TEXT, "cs", {}, "sklad.md")])
-        b = Ingestor(db, settings, emb, "bob")
+        b = Ingestor(db, settings, emb, "bob", embed_now=True)
         b.add_all(
             [
                 LoadedDocument("kola.md", None, BOB_TEXT, "cs", {}, "kola.md"),

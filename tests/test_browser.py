@@ -327,3 +327,31 @@ def test_a_failing_model_shows_the_extractive_answer_and_why(
     expect(reply.locator(".degraded")).to_have_text(
         "Jazykový model neodpověděl, zobrazuji výňatek ze zdroje."
     )
+
+
+# --- indexing by meaning in the background ------------------------------------------------------
+
+
+def test_the_header_counts_passages_indexed_by_meaning_while_the_queue_drains(
+    server_url: str, tmp_path: Path, page: Page
+) -> None:
+    from tests.test_embed_queue import GatedEmbedder
+
+    settings = api_settings(new_database(server_url, "rag_browser_queue"), tmp_path)
+    embedder = GatedEmbedder(settings)
+    server = LiveServer.start(settings, embedder=embedder)
+    try:
+        for i in range(3):
+            r = server.client.post(
+                "/v1/documents", json={"source_id": f"n{i}", "text": f"Poznámka {i} o skladu."}
+            )
+            assert r.status_code == 201, r.text
+        page.goto(server.url + "/")
+        expect(page.locator("#stats")).to_contain_text("podle významu zaindexováno 0 z 3 úseků")
+        embedder.open.set()
+        # the line refreshes itself until the queue is empty, then the note goes
+        expect(page.locator("#stats")).not_to_contain_text("zaindexováno", timeout=15_000)
+        expect(page.locator("#stats")).to_contain_text("úseků 3")
+    finally:
+        embedder.open.set()
+        server.close()

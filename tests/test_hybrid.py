@@ -102,7 +102,9 @@ class SteeredEmbedder:
 
 
 def load(db: Database, settings: Settings, owner: str, embedder, docs: dict[str, str]) -> int:
-    Ingestor(db, settings, embedder, owner).add_all([doc(k, v) for k, v in docs.items()])
+    Ingestor(db, settings, embedder, owner, embed_now=True).add_all(
+        [doc(k, v) for k, v in docs.items()]
+    )
     with db.connection() as conn:
         oid = find_owner(conn, owner)
     assert oid is not None

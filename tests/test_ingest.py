@@ -30,7 +30,7 @@ def doc(source_id: str, text: str, title: str | None = None) -> LoadedDocument:
 
 
 def ingest(db: Database, settings: Settings, owner: str, docs: list[LoadedDocument], embedder=None):
-    return Ingestor(db, settings, embedder, owner).add_all(docs)
+    return Ingestor(db, settings, embedder, owner, embed_now=True).add_all(docs)
 
 
 def recount(conn: psycopg.Connection, owner_id: int) -> dict[str, int]:

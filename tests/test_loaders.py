@@ -302,6 +302,9 @@ BAD_LINES = [
     ('{"id": "a", "text": "x", "metadata": {"k": "a\\u0000b"}}', '"metadata" contains a NUL'),
     ('{"id": "a", "text": "x", "title": 5}', '"title" must be a string, got a number'),
     ('{"id": "a", "text": "x", "lang": true}', '"lang" must be a string, got a boolean'),
+    ('{"id": "a", "text": "x", "lang": "xx"}', '"lang" xx is not a supported language code'),
+    ('{"id": "a\\nb", "text": "x"}', '"id" contains a control character'),
+    ('{"id": "ok-1", "text": "x"}', "\"id\" 'ok-1' repeats line 1 of this file"),
 ]
 
 
@@ -310,8 +313,8 @@ def test_jsonl_bad_line_is_named_and_good_lines_still_load(
     tmp_path: Path, line: str, message: str
 ) -> None:
     path = tmp_path / "data.jsonl"
-    good = json.dumps({"id": "ok", "text": "Dobrý záznam."})
-    path.write_text(f"{good}\n{line}\n{good}\n", encoding="utf-8")
+    good = [json.dumps({"id": f"ok-{n}", "text": "Dobrý záznam."}) for n in (1, 3)]
+    path.write_text(f"{good[0]}\n{line}\n{good[1]}\n", encoding="utf-8")
     first, bad, last = load_path(path, max_bytes=LIMIT)
     assert loaded(first).origin == f"{path}:1" and loaded(last).origin == f"{path}:3"
     failure(bad, CorruptInput, f"{path}:2: ", message)

@@ -172,8 +172,8 @@ function uploadSummary(name, s) {
     docs.length ? el("ul", {}, docs) : null,
     failures.length ? el("ul", {}, failures) : null,
     s.unembedded
-      ? el("p", { class: "degraded" }, `Úseků bez vektoru: ${s.unembedded}; zatím je najde jen `
-        + "hledání podle slov (doplní je příkaz rag reindex).")
+      ? el("p", { class: "degraded" }, `Úseků ve frontě na vektor: ${s.unembedded}; hned je najde `
+        + "hledání podle slov, podle významu až po zaindexování (průběh ukazuje stránka nahoře).")
       : null,
   ];
 }
@@ -211,8 +211,26 @@ async function upload(form) {
 
 // --- the header line -----------------------------------------------------------------------------
 
+// While chunks wait for vectors the line shows how many are indexed by meaning, refreshed until
+// none waits.
+const INDEXING_REFRESH_MS = 3000;
+let statsTimer = null;
+
+function indexingNote(e) {
+  if (!e || !e.model || !e.waiting) return "";
+  let note = `; podle významu zaindexováno ${number(e.embedded, 0)} z ${number(e.total, 0)} úseků`;
+  if (e.error) note += ` (indexování vázne: ${e.error})`;
+  else if (e.eta_seconds !== null && e.eta_seconds !== undefined) {
+    note += e.eta_seconds < 90
+      ? `, zbývá asi ${number(e.eta_seconds, 0)} s`
+      : `, zbývá asi ${number(Math.ceil(e.eta_seconds / 60), 0)} min`;
+  } else if (!e.workers) note += " (indexování neběží)";
+  return note;
+}
+
 async function refreshStats() {
   const line = $("stats");
+  clearTimeout(statsTimer);
   try {
     const response = await fetch("v1/stats", { headers: authHeaders() });
     if (!response.ok) {
@@ -221,7 +239,9 @@ async function refreshStats() {
     }
     const s = await response.json();
     line.textContent = `Ve znalostní bázi: dokumentů ${number(s.documents, 0)}, úseků ${number(s.chunks, 0)}`
+      + indexingNote(s.embedding)
       + (s.llm ? `; odpovídá model ${s.llm}` : "; odpovědi jsou výňatky ze zdrojů");
+    if (s.embedding && s.embedding.waiting) statsTimer = setTimeout(refreshStats, INDEXING_REFRESH_MS);
   } catch {
     line.textContent = "";
   }

@@ -15,6 +15,7 @@ const DEGRADED = {
   fts: "Hledání podle slov selhalo, odpověď stojí jen na významu.",
   llm: "Jazykový model neodpověděl, zobrazuji výňatek ze zdroje.",
   followup: "Doplňující otázku se nepodařilo přeformulovat jazykovým modelem.",
+  "embedding-queue": "Některé nalezené úseky ještě nemají vektor (indexují se), posoudila je jen shoda slov.",
 };
 
 // --- small DOM helpers ---------------------------------------------------------------------------

@@ -1,0 +1,501 @@
+"""Search at scale: N chunks of real Czech sentences, and what each part of a search costs.
+
+    python bench/bench_scale.py --chunks 100000 [--questions 200] [--index-after] [--explain]
+
+Builds an owner of N chunks, each a random mix of five sentences of ../shared/eval/ctkfacts and
+czwiki_nlp20 (read by path from --eval; nothing is copied into the repository), ingests it once
+with `Ingestor` (a later run with the same N reuses it), then asks the ctkfacts dev claims and
+prints, in one run, so that the ratios hold on a noisy machine:
+
+- ingest time and chunks/s (with --index-after: the HNSW index built after the load, timed apart);
+- hybrid, full-text-only and vector-only p50/p95 through `Engine.search` (question vectors given);
+- full text with exact BM25 over every matching chunk (fts_rescore 0), and how often the bounded
+  full-text list agrees with it (top-1, top-10 overlap);
+- the bare probes: HNSW top-10 at ef_search 40 (the baseline of the ratios) and at the service's
+  ef_search, GIN OR over text_tsv unranked and ranked by ts_rank;
+- HNSW recall@10 against an exact scan, at ef_search 40 and the service's;
+- the ratios, and the sizes of the tables and indexes.
+
+Vectors: the fake embedder's feature hashing is linear, so a chunk's vector is the normalized sum
+of its sentences' vectors, computed once per sentence (embedding a million chunks one by one
+would take most of an hour in Python); questions are embedded by the fake embedder itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rag.answer import Engine
+from rag.chunking import split_sentences
+from rag.db import Database
+from rag.embedders import FakeEmbedder
+from rag.ingest import Ingestor
+from rag.loaders import LoadedDocument
+from rag.relevance import FilterParams
+from rag.retrieve import retrieve
+from rag.settings import Settings
+from rag.store import ensure_vector_index, find_owner, vector_index_name
+
+DIM = 384
+SENTENCES_PER_CHUNK = 5
+EF_BASELINE = 40
+
+
+class SentenceSumEmbedder:
+    """The fake embedder's vectors, by sentence: a text's vector is the sum of its sentences'."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._fake = FakeEmbedder(settings)
+        self.dim = self._fake.dim
+        self.model_id = self._fake.model_id
+        self._memo: dict[str, np.ndarray] = {}
+
+    def _sentence(self, s: str) -> np.ndarray:
+        v = self._memo.get(s)
+        if v is None:
+            v = self._fake._vector(s)
+            self._memo[s] = v
+        return v
+
+    def embed(self, texts: Sequence[str], *, kind: str) -> np.ndarray:
+        if kind == "query":
+            return self._fake.embed(texts, kind="query")
+        out = np.stack(
+            [
+                sum((self._sentence(s) for s in split_sentences(t)), np.zeros(self.dim))
+                for t in texts
+            ]
+        )
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return (out / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+def sentences(eval_dir: Path) -> list[str]:
+    out: list[str] = []
+    for name in ("ctkfacts", "czwiki_nlp20"):
+        with (eval_dir / name / "docs.jsonl").open(encoding="utf-8") as f:
+            for line in f:
+                out.extend(s for s in split_sentences(json.loads(line)["text"]) if len(s) > 20)
+    return list(dict.fromkeys(out))
+
+
+def documents(pool: list[str], n: int, seed: int) -> Iterator[LoadedDocument]:
+    rng = random.Random(seed)
+    for i in range(n):
+        text = " ".join(rng.sample(pool, SENTENCES_PER_CHUNK))
+        yield LoadedDocument(f"mix/{i:07d}", None, text, "cs", {}, f"mix/{i:07d}")
+
+
+SYNTH_PARTS = """
+CREATE TEMP TABLE scale_parts (
+    i integer PRIMARY KEY, text text, keys tsvector, tokens integer, vec vector(%d)
+)
+"""
+# One statement per slice: documents, then their chunks, each a mix of five sentences whose keys
+# are the sentences' keys merged (tsvector || shifts positions) and whose vector is the
+# normalized sum of theirs; the statement triggers keep word_stats and key_top as for Ingestor.
+SYNTH_SLICE = """
+WITH picks AS (
+    SELECT g, array(SELECT 1 + floor(random() * %(parts)s)::int FROM generate_series(1, 5)
+                    WHERE g >= 0) AS p
+    FROM generate_series(%(lo)s, %(hi)s - 1) g
+), docs AS (
+    INSERT INTO documents (owner_id, source_id, lang, content_hash, char_count)
+    SELECT %(owner)s, 'synth/' || lpad(g::text, 7, '0'), 'cs', sha256(g::text::bytea), 0
+    FROM picks ORDER BY g
+    RETURNING document_id, source_id
+)
+INSERT INTO chunks (owner_id, document_id, ordinal, text, char_count, token_count, word_keys,
+                    embedding, embed_model)
+SELECT %(owner)s, d.document_id, 0, x.text, length(x.text), x.tokens, x.keys, x.vec, %(model)s
+FROM picks k
+JOIN docs d ON d.source_id = 'synth/' || lpad(k.g::text, 7, '0')
+CROSS JOIN LATERAL (
+    SELECT string_agg(s.text, ' ' ORDER BY o) AS text, sum(s.tokens)::int AS tokens,
+           l2_normalize(sum(s.vec))::vector AS vec,
+           (array_agg(s.keys ORDER BY o))[1] || (array_agg(s.keys ORDER BY o))[2]
+           || (array_agg(s.keys ORDER BY o))[3] || (array_agg(s.keys ORDER BY o))[4]
+           || (array_agg(s.keys ORDER BY o))[5] AS keys
+    FROM unnest(k.p) WITH ORDINALITY AS u(i, o) JOIN scale_parts s ON s.i = u.i
+) x
+"""
+
+
+def synth_load(
+    db: Database,
+    settings: Settings,
+    embedder: SentenceSumEmbedder,
+    owner: str,
+    n: int,
+    pool: list[str],
+    have: int,
+) -> int:
+    """Chunks made in SQL from per-sentence keys and vectors (Python prepares each sentence once)."""
+    from rag.prepare import prepare
+    from rag.store import ensure_owner
+
+    with db.connection() as conn:
+        oid = ensure_owner(conn, owner)
+        conn.execute(SYNTH_PARTS % embedder.dim)
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY scale_parts (i, text, keys, tokens, vec) FROM STDIN") as copy,
+        ):
+            for i, sentence in enumerate(pool, start=1):
+                p = prepare(LoadedDocument(f"s{i}", None, sentence, "cs", {}, f"s{i}"), settings)
+                c = p.chunks[0]
+                copy.write_row(
+                    (i, c.text, c.word_keys, c.token_count, vec_text(embedder._sentence(c.text)))
+                )
+        conn.execute("SELECT setseed(0.14)")
+        conn.execute("SET gin_pending_list_limit = '64MB'")
+        step = 10000
+        for lo in range(have, n, step):
+            t = time.perf_counter()
+            conn.execute(
+                SYNTH_SLICE,
+                {
+                    "parts": len(pool),
+                    "lo": lo,
+                    "hi": min(lo + step, n),
+                    "owner": oid,
+                    "model": embedder.model_id,
+                },
+            )
+            conn.commit()
+            print(
+                f"  {min(lo + step, n)} chunks ({(time.perf_counter() - t):.1f} s for the last slice)",
+                flush=True,
+            )
+        return oid
+
+
+def pct(values: list[float], p: float) -> float:
+    return float(np.percentile(np.asarray(values), p)) if values else float("nan")
+
+
+def timed(fn, reps: int = 1) -> float:  # type: ignore[no-untyped-def]
+    t = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t) * 1000 / reps
+
+
+def vec_text(v: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in v) + "]"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chunks", type=int, required=True)
+    ap.add_argument("--questions", type=int, default=200)
+    ap.add_argument(
+        "--eval", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval"
+    )
+    ap.add_argument(
+        "--index-after", action="store_true", help="build the HNSW index after the load"
+    )
+    ap.add_argument(
+        "--bulk",
+        action="store_true",
+        help="load with the key_top triggers disabled, then rag_key_top_rebuild (timed apart)",
+    )
+    ap.add_argument("--ingest-only", action="store_true", help="stop after the load")
+    ap.add_argument(
+        "--no-load", action="store_true", help="measure the chunks stored so far (a stopped load)"
+    )
+    ap.add_argument(
+        "--gin-after",
+        action="store_true",
+        help="drop the two GIN indexes for the load and build them after it (timed apart)",
+    )
+    ap.add_argument(
+        "--synth",
+        action="store_true",
+        help="make the chunks in SQL from per-sentence keys and vectors instead of Ingestor",
+    )
+    ap.add_argument("--explain", action="store_true", help="print EXPLAIN of one hybrid search")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--exact-questions", type=int, default=50, help="questions with exact references"
+    )
+    ap.add_argument(
+        "--modes",
+        default="hybrid,fts,vector",
+        help="what to measure; without vector the HNSW index need not exist (fts only)",
+    )
+    args = ap.parse_args()
+
+    settings = Settings.from_env(embedder="fake", embed_dim=DIM)
+    embedder = SentenceSumEmbedder(settings)
+    db = Database(settings)
+    owner = f"scale-{args.chunks}"
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        have = 0
+        if oid is not None:
+            have = conn.execute(
+                "SELECT chunk_count FROM owners WHERE owner_id = %s", (oid,)
+            ).fetchone()[0]
+    print(f"owner {owner}: {have} chunks stored; model {embedder.model_id}")
+    if have < args.chunks and not args.no_load:
+        pool = sentences(args.eval)
+        print(f"{len(pool)} distinct sentences from {args.eval}")
+        ing = Ingestor(db, settings, embedder, owner, ensure_index=not args.index_after)  # type: ignore[arg-type]
+        if args.bulk:
+            with db.connection() as conn:
+                conn.execute(
+                    "ALTER TABLE chunks DISABLE TRIGGER chunks_top_added, DISABLE TRIGGER chunks_top_removed"
+                )
+                conn.commit()
+        started = time.perf_counter()
+        docs = documents(pool, args.chunks, seed=14)
+        # a re-run resumes: stored documents are unchanged and skipped
+        try:
+            if args.synth:
+                synth_load(db, settings, embedder, owner, args.chunks, pool, have)
+                summary_chunks = args.chunks - have
+            else:
+                summary_chunks = ing.add_all(docs, workers=args.workers).chunks
+        finally:
+            if args.bulk:
+                with db.connection() as conn:
+                    conn.execute(
+                        "ALTER TABLE chunks ENABLE TRIGGER chunks_top_added, ENABLE TRIGGER chunks_top_removed"
+                    )
+                    conn.commit()
+        took = time.perf_counter() - started
+        print(
+            f"ingest{' (synthesized in SQL)' if args.synth else ''}: {summary_chunks} chunks in {took:.0f} s "
+            f"({summary_chunks / max(took, 1e-9):.0f} chunks/s, "
+            f"HNSW index {'after' if args.index_after else 'maintained during the load'})"
+        )
+    # the steps after a load run when asked for and not done yet, so a run can resume
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        lists_done = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM key_top WHERE owner_id = %s)", (oid,)
+        ).fetchone()[0]
+        indexes = {r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relkind = 'i'")}
+        conn.commit()
+    if args.bulk and not lists_done:
+        started = time.perf_counter()
+        with db.connection() as conn:
+            lists = conn.execute("SELECT rag_key_top_rebuild(%s)", (oid,)).fetchone()[0]
+            conn.commit()
+        print(
+            f"key_top rebuild: {lists} lists in {time.perf_counter() - started:.0f} s", flush=True
+        )
+    if args.gin_after:
+        for name, column in (("chunks_word_keys", "word_keys"), ("chunks_text_tsv", "text_tsv")):
+            if name in indexes:
+                continue
+            started = time.perf_counter()
+            with db.connection() as conn:
+                conn.execute("SET maintenance_work_mem = '1GB'")
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON chunks USING gin ({column})")
+                conn.commit()
+            print(f"GIN index {name} build: {time.perf_counter() - started:.0f} s", flush=True)
+    if args.index_after and vector_index_name(embedder.model_id) not in indexes:
+        started = time.perf_counter()
+        with db.connection() as conn:
+            conn.execute("SET maintenance_work_mem = '3GB'")
+            ensure_vector_index(conn, embedder.model_id, embedder.dim)
+            conn.commit()
+        print(f"HNSW index build: {time.perf_counter() - started:.0f} s", flush=True)
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+        conn.execute("ANALYZE chunks")
+        conn.execute("ANALYZE documents")
+        conn.execute("ANALYZE key_top")
+        conn.execute("ANALYZE word_stats")
+        n_chunks = conn.execute(
+            "SELECT chunk_count FROM owners WHERE owner_id = %s", (oid,)
+        ).fetchone()[0]
+        conn.commit()
+    assert oid is not None
+    print(f"owner chunks: {n_chunks}")
+    if args.ingest_only:
+        db.close()
+        return
+
+    claims = []
+    with (args.eval / "ctkfacts" / "questions_dev.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            claims.append(json.loads(line)["question"])
+    claims = claims[: args.questions]
+    qvecs = embedder.embed(claims, kind="query")
+    params = FilterParams.from_settings(settings)
+    engine = Engine(db, settings, embedder, params=params)  # type: ignore[arg-type]
+    exact_fts = Engine(db, settings.replace(fts_rescore=0), embedder, params=params)  # type: ignore[arg-type]
+
+    def run(eng: Engine, mode: str, limit: int = 10**9) -> tuple[list[float], list[list[int]]]:
+        ms, lists = [], []
+        for q, v in list(zip(claims, qvecs, strict=True))[:limit]:
+            t = time.perf_counter()
+            r = eng.search(oid, q, mode=mode, vector=v)  # type: ignore[arg-type]
+            ms.append((time.perf_counter() - t) * 1000)
+            lists.append([h.candidate.chunk_id for h in r.hits])
+        return ms, lists
+
+    modes = set(args.modes.split(","))
+    with db.connection() as conn:
+        indexes = {r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relkind = 'i'")}
+        conn.commit()
+    has_gin = {"chunks_word_keys", "chunks_text_tsv"} <= indexes
+    # exact references scan the whole owner per question: a sample of the questions
+    n_exact = min(len(claims), args.exact_questions)
+    timings: dict[str, list[float]] = {}
+    run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
+    if {"hybrid", "vector"} <= modes:
+        timings["hybrid"], _ = run(engine, "hybrid")
+    timings["fts"], fts_lists = run(engine, "fts")
+    if "vector" in modes:
+        timings["vector"], vec_lists = run(engine, "vector")
+    if has_gin:
+        timings["fts exact (every match)"], exact_lists = run(exact_fts, "fts")
+    if "vector" in modes:
+        exact_vec = Engine(db, settings.replace(exact_scan_below=2**62), embedder, params=params)  # type: ignore[arg-type]
+        timings["vector exact scan"], exact_vec_lists = run(exact_vec, "vector", n_exact)
+
+    model = embedder.model_id
+    probe = (
+        f"SELECT chunk_id FROM chunks WHERE embed_model = %s "
+        f"ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
+    )
+    efs = sorted({EF_BASELINE, 100, settings.ef_search}) if "vector" in modes else []
+    bare: dict[str, list[float]] = {f"HNSW top-10 ef_search {ef}": [] for ef in efs}
+    if has_gin:
+        bare["GIN OR text_tsv unranked top-10"] = []
+        bare["GIN OR text_tsv ts_rank top-10"] = []
+    recall: dict[int, list[float]] = {ef: [] for ef in efs}
+    gin_q = []
+    with db.connection() as conn:
+        for q in claims:
+            words = sorted(
+                {
+                    w
+                    for w in conn.execute(
+                        "SELECT unnest(tsvector_to_array(to_tsvector('simple', rag_unaccent(%s))))",
+                        (q,),
+                    ).fetchall()
+                }
+            )
+            gin_q.append(" | ".join("'" + w[0].replace("'", "''") + "'" for w in words) or "'x'")
+        for n, (v, tsq) in enumerate(zip(qvecs, gin_q, strict=True)):
+            vt = vec_text(v)
+            exact = None
+            if efs and n < n_exact:
+                conn.execute("SET enable_indexscan = off")
+                conn.execute("SET enable_bitmapscan = off")
+                exact = [r[0] for r in conn.execute(probe, (model, vt)).fetchall()]
+                conn.execute("RESET enable_indexscan")
+                conn.execute("RESET enable_bitmapscan")
+            for ef in efs:
+                conn.execute(f"SET hnsw.ef_search = {int(ef)}")
+                t = time.perf_counter()
+                got = [r[0] for r in conn.execute(probe, (model, vt)).fetchall()]
+                bare[f"HNSW top-10 ef_search {ef}"].append((time.perf_counter() - t) * 1000)
+                if exact is not None:
+                    recall[ef].append(len(set(got) & set(exact)) / max(len(exact), 1))
+            if not has_gin:
+                continue
+            t = time.perf_counter()
+            conn.execute(
+                "SELECT chunk_id FROM chunks WHERE owner_id = %s AND text_tsv @@ %s::tsquery LIMIT 10",
+                (oid, tsq),
+            ).fetchall()
+            bare["GIN OR text_tsv unranked top-10"].append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            conn.execute(
+                "SELECT chunk_id FROM chunks WHERE owner_id = %s AND text_tsv @@ %s::tsquery "
+                "ORDER BY ts_rank(text_tsv, %s::tsquery) DESC LIMIT 10",
+                (oid, tsq, tsq),
+            ).fetchall()
+            bare["GIN OR text_tsv ts_rank top-10"].append((time.perf_counter() - t) * 1000)
+        conn.commit()
+
+    base = pct(bare.get(f"HNSW top-10 ef_search {EF_BASELINE}", []), 50)
+    print(
+        f"\n{len(claims)} ctkfacts dev claims, {n_chunks} chunks; ratios against the bare HNSW p50 ({base:.2f} ms)"
+    )
+    print(
+        f"{'measured in one run':<44} {'p50 ms':>9} {'p95 ms':>9} {'p50/HNSW':>9} {'p95/HNSW':>9}"
+    )
+    for name, ms in [
+        *(("Engine.search " + k, v) for k, v in timings.items()),
+        *(("bare " + k, v) for k, v in bare.items()),
+    ]:
+        print(
+            f"{name:<44} {pct(ms, 50):9.1f} {pct(ms, 95):9.1f} {pct(ms, 50) / base:9.1f} {pct(ms, 95) / base:9.1f}"
+        )
+
+    print()
+    if has_gin:
+        pairs = list(zip(fts_lists, exact_lists, strict=True))
+        top1 = statistics.fmean(float(a[:1] == b[:1]) for a, b in pairs)
+        overlap = statistics.fmean(
+            len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1) for a, b in pairs if b
+        )
+        print(
+            f"bounded full text vs exact BM25 over every match: same top-1 {top1:.3f}, "
+            f"top-10 overlap {overlap:.3f}"
+        )
+    for ef, rs in recall.items():
+        print(
+            f"bare HNSW recall@10 against exact, ef_search {ef}: {statistics.fmean(rs):.4f} "
+            f"({len(rs)} questions)"
+        )
+    if "vector" in modes:
+        vrec = statistics.fmean(
+            len(set(a[:10]) & set(b[:10])) / max(len(b[:10]), 1)
+            for a, b in zip(vec_lists, exact_vec_lists, strict=False)
+            if b
+        )
+        print(
+            f"Engine.search vector recall@10 against its exact scan (owner filter, iterative "
+            f"scan, ef_search {settings.ef_search}): {vrec:.4f} ({len(exact_vec_lists)} questions)"
+        )
+
+    with db.connection() as conn:
+        print("\nrelation                                    total MB")
+        rows = conn.execute(
+            """SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c
+               WHERE c.relname IN ('chunks', 'documents', 'word_stats', 'key_top') ORDER BY 1"""
+        ).fetchall()
+        for name, size in rows:
+            print(f"  {name:<40} {size / 2**20:10.1f}")
+        print("index                                       MB")
+        for name, size in conn.execute(
+            """SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+               JOIN pg_class t ON t.oid = x.indrelid WHERE t.relname IN ('chunks', 'documents', 'word_stats', 'key_top')
+               ORDER BY 2 DESC"""
+        ).fetchall():
+            print(f"  {name:<40} {size / 2**20:10.1f}")
+        conn.commit()
+    print(f"  (the HNSW index of {model} is {vector_index_name(model)})")
+
+    if args.explain:
+        for mode in ("hybrid", "fts") if "vector" in modes else ("fts",):
+            lines: list[str] = []
+            retrieve(
+                db, settings, embedder, oid, claims[0], mode=mode, vector=qvecs[0], explain=lines
+            )  # type: ignore[arg-type]
+            print(f"\nEXPLAIN (ANALYZE, BUFFERS) of one {mode} search: {claims[0]}")
+            print("\n".join(lines))
+    db.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,426 @@
+"""Hostile input over HTTP: every field a 4xx naming it, never a 500, and never the wrong document.
+
+Each test reproduces one way the service once failed (NULs in stored fields, deeply nested JSON,
+non-ASCII digits taken for document ids, unbounded history, blank ids, unknown languages,
+repeated JSONL ids) against a real service on loopback and a real PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import docx
+import pypdf
+import pytest
+from click.testing import CliRunner
+
+from rag.cli import cli
+from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
+
+
+@pytest.fixture(scope="module")
+def hard(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    url = new_database(server_url, "rag_hardening")
+    server = LiveServer.start(api_settings(url, tmp_path_factory.mktemp("hard")))
+    yield server
+    server.close()
+
+
+def post_raw(server: LiveServer, path: str, body: bytes) -> Any:
+    return server.client.post(path, content=body, headers={"content-type": "application/json"})
+
+
+# --- 1. NUL and lone surrogates in stored fields --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ('{"source_id": "n", "text": "ahoj", "title": "a\\u0000b"}', "title"),
+        ('{"source_id": "n\\u0000", "text": "ahoj"}', "source_id"),
+        ('{"source_id": "n", "text": "ahoj", "lang": "c\\u0000s"}', "lang"),
+        ('{"source_id": "n", "text": "ahoj", "metadata": {"a": "\\u0000"}}', "metadata"),
+        ('{"source_id": "n", "text": "ahoj", "metadata": {"a\\u0000": 1}}', "metadata"),
+    ],
+)
+def test_unstorable_characters_in_json_fields_are_422(
+    hard: LiveServer, body: str, field: str
+) -> None:
+    problem = assert_problem(post_raw(hard, "/v1/documents", body.encode()), 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == [field], problem
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"source_id": "n", "text": "ahoj", "metadata": {"a": ["\\ud800x"]}}',
+        '{"source_id": "n", "text": "ahoj", "title": "\\udc00"}',
+        '{"question": "\\ud800"}',
+    ],
+)
+def test_lone_surrogates_are_not_json(hard: LiveServer, body: str) -> None:
+    path = "/v1/search" if "question" in body else "/v1/documents"
+    assert_problem(post_raw(hard, path, body.encode()), 400, "bad-request")
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"title": "a\x00b"}, "title"),
+        ({"source_id": "n\x00"}, "source_id"),
+        ({"lang": "c\x00s"}, "lang"),
+        ({"source_id": " \t "}, "source_id"),
+    ],
+)
+def test_unstorable_characters_in_multipart_fields_are_422(
+    hard: LiveServer, data: dict[str, str], field: str
+) -> None:
+    files = {"file": ("a.txt", "Kotelna je ve sklepě.".encode())}
+    r = hard.client.post("/v1/documents", files=files, data=data)
+    problem = assert_problem(r, 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == [field], problem
+
+
+def test_a_nul_in_a_jsonl_upload_names_the_line(hard: LiveServer) -> None:
+    lines = [
+        {"id": "j-1", "text": "První řádek."},
+        {"id": "j-2", "text": "Druhý řádek.", "metadata": {"k": "a\x00"}},
+    ]
+    body = "\n".join(json.dumps(x) for x in lines).encode()
+    r = hard.client.post("/v1/documents", files={"file": ("nul.jsonl", body)})
+    assert r.status_code == 201, r.text
+    summary = r.json()
+    assert summary["added"] == 1 and summary["failed"] == 1, summary
+    assert summary["failures"][0]["error"].startswith("nul.jsonl:2: "), summary
+
+
+# --- 2. JSON nested too deeply ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/v1/ask", "/v1/search", "/v1/documents", "/v1/chat/completions"])
+def test_deeply_nested_json_is_400(hard: LiveServer, path: str) -> None:
+    for depth in (1000, 100_000):
+        body = '{"question": ' + "[" * depth + "]" * depth + "}"
+        started = time.monotonic()
+        problem = assert_problem(post_raw(hard, path, body.encode()), 400, "bad-request")
+        assert time.monotonic() - started < 2
+        assert "nested too deeply" in problem["detail"], problem
+
+
+def test_deep_metadata_is_422_not_a_failed_write(hard: LiveServer) -> None:
+    depth = 900  # under the decoder's limit, over what is worth storing
+    body = '{"source_id": "hluboky", "text": "Hluboká metadata.", "metadata": '
+    body += '{"a": ' * depth + "1" + "}" * depth + "}"
+    problem = assert_problem(post_raw(hard, "/v1/documents", body.encode()), 422, "validation")
+    assert problem["errors"][0]["field"] == "metadata"
+    assert hard.client.get("/v1/documents/hluboky").status_code == 404
+
+
+# --- 3 and 4. document refs: only ASCII digits make an id ---------------------------------------
+
+
+@pytest.mark.parametrize("ref", ["%C2%B2", "①", "%00", "%ED%A0%80", "99999999999999999999999"])
+def test_odd_document_refs_are_404(hard: LiveServer, ref: str) -> None:
+    assert_problem(hard.client.get(f"/v1/documents/{ref}"), 404, "not-found")
+    assert_problem(hard.client.delete(f"/v1/documents/{ref}"), 404, "not-found")
+
+
+def test_a_non_ascii_digit_is_a_source_id_not_a_document_id(hard: LiveServer) -> None:
+    ids = {}
+    for sid in ("cislice-a", "cislice-b", "cislice-c", "٣"):
+        r = hard.client.post("/v1/documents", json={"source_id": sid, "text": f"Dokument {sid}."})
+        assert r.status_code == 201, r.text
+        ids[sid] = r.json()["documents"][0]["document_id"]
+    small = next(did for did in ids.values() if did < 10)
+    arabic = chr(0x0660 + small)  # the Arabic-Indic digit of that id
+    if arabic != "٣":
+        assert_problem(hard.client.delete(f"/v1/documents/{arabic}"), 404, "not-found")
+    assert hard.client.get(f"/v1/documents/{small}").status_code == 200  # still there
+    deleted = hard.client.delete("/v1/documents/%D9%A3")  # the document whose source_id is ٣
+    assert deleted.status_code == 200, deleted.text
+    assert deleted.json()["deleted"]["document_id"] == ids["٣"]
+    assert all(
+        hard.client.get(f"/v1/documents/{ids[s]}").status_code == 200 for s in ids if s != "٣"
+    )
+
+
+# --- 6. history is bounded by characters --------------------------------------------------------
+
+
+def test_a_huge_history_is_refused_fast(hard: LiveServer) -> None:
+    turn = {"role": "assistant", "content": "slovo " * 500_000}  # 3 MB
+    body = {"question": "A kde je kotelna?", "history": [turn] * 5}
+    for path, payload in [
+        ("/v1/ask", body),
+        ("/v1/chat/completions", {"messages": [turn, {"role": "user", "content": "Kde?"}]}),
+    ]:
+        started = time.monotonic()
+        problem = assert_problem(hard.client.post(path, json=payload), 413, "too-large")
+        seconds = time.monotonic() - started
+        assert seconds < 2, f"{path}: {seconds:.2f} s"
+        assert "limit" in problem["detail"], problem
+
+
+def test_history_over_the_character_limit_is_422(hard: LiveServer) -> None:
+    turn = {"role": "assistant", "content": "slovo " * 5_000}  # 30,000 characters
+    body = {"question": "A kde je kotelna?", "history": [turn] * 4}  # over 100,000 in all
+    problem = assert_problem(hard.client.post("/v1/ask", json=body), 422, "validation")
+    assert problem["errors"][0]["field"] == "history"
+    assert "120000 characters; the limit is 100000" in problem["errors"][0]["message"], problem
+    messages = [turn] * 4 + [{"role": "user", "content": "Kde?"}]
+    problem = assert_problem(
+        hard.client.post("/v1/chat/completions", json={"messages": messages}), 422, "validation"
+    )
+    assert problem["errors"][0]["field"] == "messages"
+
+
+def test_a_long_history_within_the_limit_is_answered(hard: LiveServer) -> None:
+    hard.client.post(
+        "/v1/documents", json={"source_id": "kotelna", "text": "Kotelna je ve sklepě u skladu."}
+    )
+    turns = [
+        {"role": "user", "content": "Kde je kotelna?"},
+        {"role": "assistant", "content": "Kotelna je ve sklepě. " * 900},  # ~20,000 characters
+    ]
+    r = hard.client.post("/v1/ask", json={"question": "A kde přesně?", "history": turns})
+    assert r.status_code == 200, r.text
+
+
+# --- 11. blank ids, unknown languages, repeated JSONL ids ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"source_id": "   ", "text": "ahoj"}, "source_id"),
+        ({"source_id": "\t\n", "text": "ahoj"}, "source_id"),
+        ({"source_id": "x", "text": "ahoj", "lang": "zz"}, "lang"),
+        ({"source_id": "x", "text": "ahoj", "lang": "klingon"}, "lang"),
+    ],
+)
+def test_blank_ids_and_unknown_languages_are_422(
+    hard: LiveServer, body: dict[str, Any], field: str
+) -> None:
+    problem = assert_problem(hard.client.post("/v1/documents", json=body), 422, "validation")
+    assert problem["errors"][0]["field"] == field, problem
+
+
+def test_a_known_language_is_accepted_in_any_case(hard: LiveServer) -> None:
+    r = hard.client.post("/v1/documents", json={"source_id": "de", "text": "Haus.", "lang": "DE"})
+    assert r.status_code == 201, r.text
+    assert hard.client.get("/v1/documents/de").json()["lang"] == "de"
+
+
+def test_a_repeated_id_in_a_jsonl_file_fails_its_later_line(hard: LiveServer) -> None:
+    lines = [
+        {"id": "opak-1", "text": "Sklad je u brány."},
+        {"id": "opak-2", "text": "Kantýna je v patře."},
+        {"id": "opak-1", "text": "Sklad se přestěhoval."},
+        {"id": "   ", "text": "Prázdné id."},
+        {"id": "opak-3", "text": "Ahoj.", "lang": "xx"},
+    ]
+    body = "\n".join(json.dumps(x, ensure_ascii=False) for x in lines).encode()
+    r = hard.client.post("/v1/documents", files={"file": ("opak.jsonl", body)})
+    assert r.status_code == 201, r.text
+    summary = r.json()
+    assert summary["added"] == 2 and summary["failed"] == 3, summary
+    errors = [f["error"] for f in summary["failures"]]
+    assert errors[0].startswith("opak.jsonl:3: ") and "repeats line 1" in errors[0], errors
+    assert errors[1].startswith("opak.jsonl:4: "), errors
+    assert errors[2].startswith("opak.jsonl:5: ") and "lang" in errors[2], errors
+    kept = hard.client.get("/v1/documents/opak-1").json()
+    assert kept["char_count"] == len("Sklad je u brány.")  # the first line, not the repeat
+
+
+# --- 5. what a file may expand to ---------------------------------------------------------------
+
+
+def docx_with(paragraphs: int, text: str = "slovo slovo slovo") -> bytes:
+    """A real DOCX whose body holds ``paragraphs`` copies of one paragraph (it deflates well)."""
+    document = docx.Document()
+    document.add_paragraph("Úvod.")
+    buf = io.BytesIO()
+    document.save(buf)
+    body = f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>" * paragraphs
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst,
+    ):
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "word/document.xml":
+                xml = data.decode()
+                at = xml.index("<w:body>") + len("<w:body>")
+                data = (xml[:at] + body + xml[at:]).encode()
+            dst.writestr(info.filename, data)
+    return out.getvalue()
+
+
+def blank_pdf(pages: int) -> bytes:
+    writer = pypdf.PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=100, height=100)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def tight(server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """Parsing may take half a second, and a file may hold 5,000 characters of text."""
+    url = new_database(server_url, "rag_hardening_tight")
+    settings = api_settings(
+        url, tmp_path_factory.mktemp("tight"), parse_seconds=0.5, max_document_chars=5000
+    )
+    server = LiveServer.start(settings)
+    yield server
+    server.close()
+
+
+def upload_seconds(server: LiveServer, name: str, data: bytes) -> tuple[Any, float]:
+    started = time.monotonic()
+    r = server.client.post("/v1/documents", files={"file": (name, data)})
+    return r, time.monotonic() - started
+
+
+def test_a_docx_bomb_is_413_in_well_under_a_second(hard: LiveServer) -> None:
+    bomb = docx_with(1_900_000)  # ~100 MB of XML in a few hundred KB
+    assert len(bomb) < 1_000_000
+    r, seconds = upload_seconds(hard, "bomba.docx", bomb)
+    problem = assert_problem(r, 413, "too-large")
+    assert "decompressed" in problem["detail"], problem
+    assert seconds < 0.8, f"{seconds:.2f} s"
+    assert hard.client.get("/healthz").status_code == 200
+
+
+def test_an_html_tag_bomb_is_413_fast(hard: LiveServer) -> None:
+    r, seconds = upload_seconds(hard, "tagy.html", b"<html><body>" + b"<b>" * 600_000)
+    problem = assert_problem(r, 413, "too-large")
+    assert "HTML tags" in problem["detail"] and seconds < 0.8, (problem, seconds)
+
+
+def test_a_pdf_over_the_page_limit_is_413(hard: LiveServer) -> None:
+    r, seconds = upload_seconds(hard, "stranky.pdf", blank_pdf(2001))
+    problem = assert_problem(r, 413, "too-large")
+    assert "2001 pages" in problem["detail"], problem
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("dlouhy.txt", ("slovo " * 1000).encode()),
+        ("dlouhy.docx", docx_with(400)),
+        ("dlouhy.html", ("<p>slovo slovo</p>" * 600).encode()),
+        ("dlouhy.jsonl", json.dumps({"id": "a", "text": "slovo " * 1000}).encode()),
+    ],
+)
+def test_text_over_the_character_limit_is_413(tight: LiveServer, name: str, data: bytes) -> None:
+    r, _ = upload_seconds(tight, name, data)
+    problem = assert_problem(r, 413, "too-large")
+    assert "characters" in problem["detail"], problem
+
+
+def test_parsing_that_takes_too_long_is_413_within_the_limit(tight: LiveServer) -> None:
+    # 60,000 short paragraphs: within every size limit, but seconds of python-docx work
+    r, seconds = upload_seconds(tight, "pomaly.docx", docx_with(60_000, "a"))
+    problem = assert_problem(r, 413, "too-large")
+    assert "longer than 0.5 s" in problem["detail"], problem
+    assert seconds < 2.5, f"{seconds:.2f} s"
+
+
+# --- 9. ids of ingested files and the API agree -------------------------------------------------
+
+
+def test_files_ingested_by_absolute_path_are_reachable_by_source_id(
+    hard: LiveServer, tmp_path: Path
+) -> None:
+    kb = tmp_path / "kb"
+    (kb / "prirucka").mkdir(parents=True)
+    (kb / "prirucka" / "benefity.md").write_text("# Benefity\n\nStravenky.", encoding="utf-8")
+    (tmp_path / "jinde").mkdir()
+    (tmp_path / "jinde" / "vratnice.txt").write_text("Vrátnice je u brány.", encoding="utf-8")
+    (tmp_path / "dalsi").mkdir()
+    (tmp_path / "dalsi" / "vratnice.txt").write_text("Jiná vrátnice.", encoding="utf-8")
+    env = {
+        "DATABASE_URL": hard.services.settings.database_url or "",
+        "RAG_EMBEDDER": "fake",
+        "RAG_EMBED_DIM": "64",
+        "RAG_DATA_DIR": str(tmp_path),
+    }
+    args = [str(kb.resolve()), str((tmp_path / "jinde" / "vratnice.txt").resolve())]
+    args.append(str((tmp_path / "dalsi" / "vratnice.txt").resolve()))  # the same id again
+    result = CliRunner().invoke(cli, ["ingest", *args, "--json"], env=env)
+    summary = json.loads(result.stdout)
+    assert result.exit_code == 1 and summary["added"] == 2, result.output
+    [failure] = summary["failures"]
+    assert "dalsi/vratnice.txt: source_id 'vratnice.txt' is also" in failure["error"], failure
+    assert {d["source_id"] for d in summary["documents"]} == {
+        "prirucka/benefity.md",
+        "vratnice.txt",
+    }
+    shown = hard.client.get("/v1/documents/prirucka/benefity.md")
+    assert shown.status_code == 200 and shown.json()["title"] == "Benefity", shown.text
+    assert hard.client.get("/v1/documents/vratnice.txt").status_code == 200
+    assert hard.client.delete("/v1/documents/prirucka/benefity.md").status_code == 200
+
+
+def test_a_source_id_with_a_leading_slash_stays_reachable(hard: LiveServer) -> None:
+    sid = "/srv/kb/stary.md"  # as an older `rag ingest` stored absolute paths
+    r = hard.client.post("/v1/documents", json={"source_id": sid, "text": "Starý dokument."})
+    assert r.status_code == 201, r.text
+    assert hard.client.get("/v1/documents/srv/kb/stary.md").json()["source_id"] == sid
+    assert hard.client.get("/v1/documents//srv/kb/stary.md").json()["source_id"] == sid
+    r = hard.client.post("/v1/documents", json={"source_id": "srv/kb/stary.md", "text": "Nový."})
+    assert r.status_code == 201, r.text  # an exact id wins over the one with the slash
+    assert hard.client.get("/v1/documents/srv/kb/stary.md").json()["source_id"] != sid
+    assert hard.client.delete("/v1/documents/srv/kb/stary.md").status_code == 200
+    assert hard.client.delete("/v1/documents/srv/kb/stary.md").json()["deleted"]["source_id"] == sid
+    assert_problem(hard.client.get("/v1/documents/srv/kb/stary.md"), 404, "not-found")
+
+
+# --- 10. the schema and OPTIONS describe what the service does ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "allow"),
+    [
+        ("/v1/documents", "GET, OPTIONS, POST"),
+        ("/v1/documents/neco.md", "DELETE, GET, OPTIONS"),
+        ("/v1/search", "OPTIONS, POST"),
+    ],
+)
+def test_options_names_every_method(hard: LiveServer, path: str, allow: str) -> None:
+    r = hard.client.options(path)
+    assert r.status_code == 204 and r.headers["allow"] == allow, r.headers
+
+
+def test_the_schema_lists_problem_responses_and_minimum_lengths(hard: LiveServer) -> None:
+    schema = hard.client.get("/schema/openapi.json").json()
+    paths = schema["paths"]
+    expected = {
+        ("/v1/search", "post"): {"400", "401", "413", "422", "503"},
+        ("/v1/ask", "post"): {"400", "401", "413", "422", "502", "503"},
+        ("/v1/documents", "post"): {"200", "201", "400", "401", "413", "415", "422", "503"},
+        ("/v1/documents/{ref}", "get"): {"401", "404", "503"},
+        ("/v1/documents/{ref}", "delete"): {"401", "404", "503"},
+        ("/readyz", "get"): {"503"},
+    }
+    for (path, method), statuses in expected.items():
+        responses = paths[path][method]["responses"]
+        assert statuses <= set(responses), (path, method, sorted(responses))
+        for status in statuses - {"200", "201"}:
+            assert list(responses[status]["content"]) == ["application/problem+json"], status
+    assert "text/event-stream" in paths["/v1/ask"]["post"]["responses"]["200"]["content"]
+    components = schema["components"]["schemas"]
+    assert components["SearchIn"]["properties"]["question"]["minLength"] == 1
+    assert components["AskIn"]["properties"]["question"]["minLength"] == 1
+    assert "enum" in components["ChatMessage"]["properties"]["role"], components["ChatMessage"]
+    body = paths["/v1/documents"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["source_id"]["minLength"] == 1
