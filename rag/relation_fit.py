@@ -26,7 +26,7 @@ from rag.evaluate import Case
 from rag.relations import OTHER, SAME, relation
 from rag.relevance import FilterParams
 from rag.retrieve import Retrieval
-from rag.sweep import Sweep
+from rag.sweep import Grid, Sweep
 
 
 @dataclass
@@ -102,6 +102,7 @@ def fit(
     current: FilterParams | None,
     current_contrast: float = 0.0,
     contrasts: Sequence[float] = CONTRASTS,
+    grid: Grid | None = None,
 ) -> Fit:
     """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
     an other-language relation once per contrast."""
@@ -114,7 +115,7 @@ def fit(
             [(c, relative(r, contrast)) for c, r in g.aside],
         )
         also = [current] if current and contrast == current_contrast else []
-        s = cal.sweep(shifted.cases, shifted.retrievals, folds=folds, also=also)
+        s = cal.sweep(shifted.cases, shifted.retrievals, grid, folds=folds, also=also)
         chosen = cal.select(s, ceiling)
         f = Fit(shifted, s, cal.frontier(s), chosen, contrast=contrast)
         if best is None or _better(f, best):

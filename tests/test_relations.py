@@ -27,6 +27,7 @@ from rag.relations import Thresholds, is_relation_key, pair, relation
 from rag.relevance import FilterParams
 from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings
+from rag.sweep import Grid
 
 SAME_SET = FilterParams(0.1, 0.01, 0.02, 3, 0.5)
 OTHER_SET = FilterParams(0.2, 0.01, 0.02, 3, 0.5)
@@ -147,7 +148,20 @@ def test_calibration_picks_the_contrast_that_separates_what_raw_distances_cannot
     pairs += [_question(f"n{i}", 0.25, 0.27, False) for i in range(4)]
     g = Group("other", [c for c, _ in pairs], [r for _, r in pairs], [])
     engine = Engine(None, Settings(), None, params=SAME_SET)  # type: ignore[arg-type]
-    f = fit(engine, "other", g, 0.0, 2, None, contrasts=(0.0, 2.0))
+    # a small grid keeps the test quick; the contrast loop around the sweep is what is tested
+    grid = Grid(
+        vector_margin=(1.0,),
+        min_coverage=(1.0,),
+        rare_df=(0.02,),
+        rare_min_chunks=(3,),
+        coverage_mode=("count",),
+        prefix_credit=(0.0,),
+        support_max_distance=(0.0,),
+        support_min_coverage=(0.5,),
+        topic_max_distance=(0.0,),
+        topic_min_known=(0.6,),
+    )
+    f = fit(engine, "other", g, 0.0, 2, None, contrasts=(0.0, 2.0), grid=grid)
     assert f.contrast == 2.0 and f.swept == (0.0, 2.0)
     assert f.report is not None and f.report.figures.recalled == 4
     assert f.report.figures.false_answers == 0
