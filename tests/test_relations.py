@@ -376,8 +376,8 @@ def test_check_holds_the_floors_for_each_relation(
     settings: Settings, mixed_set: tuple[Path, Path], tmp_path: Path
 ) -> None:
     cases, corpus = mixed_set
-    # lets the Czech questions through by their words, the English ones by nothing
-    words = FilterParams(-1.0, 0.0, 0.5, 3, 0.3, "count")
+    # admits nothing: each relation's figures and floor are reported apart
+    words = FilterParams(-1.0, 0.0, 0.5, 3, 1.0, "count")
     path = tmp_path / "p.json"
     write_profile(path, "fake/64", words, {})
     common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus)]
