@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
@@ -23,7 +24,8 @@ from rag.filters import SearchFilter
 from rag.freshness import Standing, standing
 from rag.llm import abstains
 from rag.metrics import record_retrieval
-from rag.profiles import filter_params, fusion_settings
+from rag.profiles import fusion_settings, thresholds
+from rag.relations import MAX_DISTANCE, Thresholds, reference_distance
 from rag.relevance import FilterParams, Judgement, judge
 from rag.rerank import Reranker, rerank_order
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
@@ -85,12 +87,18 @@ class Hit:
     judgement: Judgement
     # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
     vector_pending: bool = False
+    thresholds: str = "same"  # the threshold set that judged it (rag.relations)
     standing: Standing | None = None  # stale (superseded hits never get this far)
     rerank_score: float | None = None
 
     @property
     def evidence(self) -> dict[str, Any]:
-        out = evidence(self.candidate, self.judgement, vector_pending=self.vector_pending)
+        out = evidence(
+            self.candidate,
+            self.judgement,
+            vector_pending=self.vector_pending,
+            thresholds=self.thresholds,
+        )
         if self.standing is not None:
             out.update(self.standing.evidence())
         if self.rerank_score is not None:
@@ -124,11 +132,15 @@ class SearchResult:
     retrieval: Retrieval
     # candidates of superseded documents, left out: {"source_id", "chunk_id", "superseded_by"}
     hidden: list[dict[str, Any]] = field(default_factory=list)
+    relation: str = "same"  # the question's language relation to the owner's documents
+    thresholds: str = "same"  # the threshold set that judged its candidates
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "lang": self.lang,
+            "relation": self.relation,
+            "thresholds": self.thresholds,
             "hits": [h.as_dict() for h in self.hits],
             "hidden": self.hidden,
             "degraded": self.degraded,
@@ -162,16 +174,51 @@ class Answer:
         }
 
 
-def evidence(c: Candidate, j: Judgement, *, vector_pending: bool = False) -> dict[str, Any]:
+def evidence(
+    c: Candidate, j: Judgement, *, vector_pending: bool = False, thresholds: str = "same"
+) -> dict[str, Any]:
     """What admitted (or would have admitted) a candidate, for humans and for evaluation.
 
     ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
-    judge it; the evidence says so.
+    judge it; the evidence says so. ``thresholds``: the set that judged it (rag.relations).
     """
     found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
+    found["thresholds"] = thresholds
     if vector_pending:
         found["vector_pending"] = True
     return found
+
+
+def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], str, str]:
+    """Judge a retrieval's candidates with the set its language relation selects.
+
+    A single ``FilterParams`` judges every question (calibration, an explicit override): it is
+    reported under the relation's own name.
+    """
+    contrast = 0.0
+    if isinstance(params, FilterParams):
+        rel, _, _ = Thresholds(params).choose(r.query.lang, r.owner_langs)
+        name, chosen = rel, params
+    else:
+        rel, name, chosen = params.choose(r.query.lang, r.owner_langs)
+        contrast = params.contrast_of(name)
+    judgements = judge(relative(r, contrast), chosen)
+    hits = [Hit(c, j, thresholds=name) for c, j in zip(r.candidates, judgements, strict=True)]
+    return hits, rel, name
+
+
+def relative(r: Retrieval, contrast: float) -> Retrieval:
+    """``r`` with distances judged relative to the question's neighbourhood (rag.relations)."""
+    if not contrast:
+        return r
+    reference = reference_distance(
+        [c.distance for c in r.candidates if c.vector_rank is not None and c.distance is not None]
+    )
+    shift = contrast * (MAX_DISTANCE - reference)
+    moved = [
+        c if c.distance is None else replace(c, distance=c.distance + shift) for c in r.candidates
+    ]
+    return replace(r, candidates=moved)
 
 
 class Engine:
@@ -183,7 +230,7 @@ class Engine:
         settings: Settings,
         embedder: Embedder | None,
         llm: AnswerWriter | None = None,
-        params: FilterParams | None = None,
+        params: FilterParams | Thresholds | None = None,
         reranker: Reranker | None = None,
     ) -> None:
         self.db = db
@@ -192,13 +239,15 @@ class Engine:
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
+        self.profile_path: Path | None = None
         if params is None:
-            params, self.profile_path = filter_params(
+            params, self.profile_path = thresholds(
                 settings, embedder.model_id if embedder else None, reranker=reranker
             )
-        else:
-            self.profile_path = None
-        self.params = params
+        elif isinstance(params, FilterParams):
+            params = Thresholds(params)
+        self.thresholds = params
+        self.params = params.default  # the set for questions in the corpus's language
 
     def validate(self, question: str) -> str:
         """The question, normalized; raises InputError when it is unusable."""
@@ -226,9 +275,11 @@ class Engine:
     ) -> SearchResult:
         """Fused candidates with their evidence and whether the filter admits each.
 
-        ``filters`` narrows both retrievers to the documents it admits (:mod:`rag.filters`).
-        Candidates of superseded documents are left out (listed in ``hidden``), the reranker (if
-        any) re-orders the top ones, and candidates of stale documents follow the fresh ones.
+        The question's language relation to the owner's documents picks the threshold set
+        (``params`` overrides it for every question). ``filters`` narrows both retrievers to the
+        documents it admits (:mod:`rag.filters`). Candidates of superseded documents are left out
+        (listed in ``hidden``), the reranker (if any) re-orders the top ones, and candidates of
+        stale documents follow the fresh ones.
         """
         q = self.validate(question)
         r = retrieve(
@@ -242,7 +293,7 @@ class Engine:
             filters=filters,
         )
         hidden, standings = self._standing(owner_id, r)
-        judgements = judge(r, params or self.params)
+        hits, rel, name = judged(r, params or self.thresholds)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
         vectors_ran = (
@@ -250,15 +301,9 @@ class Engine:
             and self.embedder is not None
             and not any(d.get("component") == "vector" for d in r.degraded)
         )
-        hits = [
-            Hit(
-                c,
-                j,
-                vector_pending=vectors_ran and c.distance is None,
-                standing=standings.get(c.document_id),
-            )
-            for c, j in zip(r.candidates, judgements, strict=True)
-        ]
+        for h in hits:
+            h.vector_pending = vectors_ran and h.candidate.distance is None
+            h.standing = standings.get(h.candidate.document_id)
         hits = self._rerank(q, hits, r)
         # stale documents after fresh ones, each group in its (reranked) fused order
         hits.sort(key=lambda h: h.standing is not None and h.standing.stale)
@@ -277,7 +322,9 @@ class Engine:
             )
         if limit is not None:
             hits = hits[:limit]
-        return SearchResult(q, r.query.lang, hits, degraded, r, hidden)
+        return SearchResult(
+            q, r.query.lang, hits, degraded, r, hidden=hidden, relation=rel, thresholds=name
+        )
 
     def _standing(
         self, owner_id: int | None, r: Retrieval

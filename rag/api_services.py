@@ -17,7 +17,7 @@ from rag.embedders import Embedder
 from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
 from rag.loaders import LoadedDocument, LoadFailure
-from rag.relevance import FilterParams
+from rag.relations import Thresholds
 from rag.rerank import Reranker
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
@@ -45,7 +45,7 @@ class Services:
         self.reranker = reranker
         self.db: Database | None = None
         self.monitor: HealthMonitor | None = None
-        self.params: FilterParams | None = None
+        self.params: Thresholds | None = None
         self.owns_db = False
         # "none" (no embedder), "loading", "ready" or "failed: <why>"
         self.embedder_state = "loading"
@@ -79,7 +79,9 @@ class Services:
             # an interrupted bulk load's indexes (rag.bulk_load)
             bulk_load.rebuild(conn)
             conn.commit()
-        self.params = Engine(self.db, self.settings, self.embedder, reranker=self.reranker).params
+        self.params = Engine(
+            self.db, self.settings, self.embedder, reranker=self.reranker
+        ).thresholds
         metrics.watch_pool(id(self), self._pool_stats)
         metrics.watch_queue(id(self), self._queue_depth)
         if self.embedder is None:

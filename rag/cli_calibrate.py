@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import sys
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import click
 
 from rag.cli import App, cli, echo_json, fails_cleanly, json_option, pass_app
-from rag.cli_eval import num, prepare_set, print_failure, rate, set_options
+from rag.cli_check import check as check_floors
+from rag.cli_check import gated
+from rag.cli_eval import num, prepare_set, rate, set_options
 
 # The floors of `rag calibrate --check`; tests/test_regression_gate.py imports them, so the CI gate
 # and the command are one gate.
 DEFAULT_MIN_RECALL = 0.82  # measured 0.829 with every not_found counted; the target is 0.93
 DEFAULT_MAX_FALSE = 0.05
+# Questions in another language than the corpus (English, Slovak over the Czech sample) miss the
+# 0.93 target: e5-small puts an English question about as far from its Czech answer as an
+# off-topic one. Their own floor sits just below the measured 0.515 so that any regression fails;
+# docs/evaluation.md gives the figures.
+OTHER_MIN_RECALL = 0.5
+# Profile sections calibrated elsewhere, which recalibrating the filter keeps.
+KEPT_SECTIONS = ("fusion",)
 # not_found cases with these tags (topic present, fact absent) are reported, not counted as false
 # answers: the filter judges whether the corpus speaks of a question, not whether it answers it.
 UNGATED_TAGS: tuple[str, ...] = ()  # every not_found case counts
@@ -71,6 +79,21 @@ SELECTION_RULE = (
     "(repeat it; 'none' counts every case).",
 )
 @click.option(
+    "--other-as",
+    default="other",
+    show_default=True,
+    help="Name of the set fitted to the other-language questions: other, or a language pair "
+    "such as de>ru (a question in de over a mostly ru corpus) that wins over other.",
+)
+@click.option(
+    "--contrast",
+    "contrasts",
+    multiple=True,
+    type=click.FloatRange(0, 10),
+    help="Contrasts swept for other-language questions (distances judged relative to the "
+    "question's neighbourhood; repeat it); default 0, 1 and 2.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -86,46 +109,194 @@ def calibrate(
     plot: Path | None,
     folds: int,
     ungated: tuple[str, ...],
+    other_as: str,
+    contrasts: tuple[float, ...],
     check: bool,
     as_json: bool,
     **opts: Any,
 ) -> None:
-    """Fit the relevance filter to the embedding model on a set of cases and write its profile."""
+    """Fit the relevance filter to the embedding model on a set of cases and write its profile.
+
+    Each language relation of the set's questions to its corpus (same language, other language)
+    gets its own thresholds; sets the cases cannot fit are kept from the profile in force.
+    """
     ungated = tuple(t for t in ungated if t.lower() != "none")
     if check:
-        _check(app, opts, min_answer_recall, max_false_answer, ungated, as_json)
+        check_floors(
+            app, opts, min_answer_recall, max_false_answer, ungated, as_json, OTHER_MIN_RECALL
+        )
         return
     from rag import calibrate as cal
+    from rag import relation_fit as rf
     from rag.errors import ConfigError, InputError
-    from rag.eval_metrics import score
-    from rag.profiles import filter_params, slug, write_profile
+    from rag.profiles import read_profile, relation_entries, slug, thresholds, write_profile
+    from rag.relations import OTHER, SAME, Thresholds, is_relation_key
 
     if app.embedder is None:
         raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")
+    if other_as == SAME or not is_relation_key(other_as):
+        raise click.BadParameter(
+            f"{other_as!r} is neither other nor a language pair like de>ru",
+            param_hint="--other-as",
+        )
     evalset, engine, owner, everything = prepare_set(
         app, opts, use_profile=False, progress=not as_json
     )
-    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
+    cases, retrievals, aside = gated(evalset.cases, everything, ungated)
     if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
         raise InputError("calibration needs both answerable and not_found cases")
+    model_id = app.embedder.model_id
     try:
-        # the profile in force joins the sweep: recalibrating never ends below it
-        current = [filter_params(app.settings, app.embedder.model_id)[0]]
+        # the profile in force joins each sweep: recalibrating never ends below it
+        current, current_path = thresholds(app.settings, model_id)
     except ConfigError:
-        current = []
-    s = cal.sweep(cases, retrievals, folds=folds, also=current)
-    front = cal.frontier(s)
-    chosen = cal.select(s, max_false_answer)
-    if chosen is None:
-        _print_frontier(s, front, None, max_false_answer, as_json)
-        click.echo(
-            f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%}",
-            err=True,
+        current, current_path = Thresholds(engine.params), None
+    fits: dict[str, Any] = {}
+    skipped: list[str] = []
+    for name, g in rf.groups(cases, retrievals, aside, other_as).items():
+        if not g.fittable:
+            skipped.append(f"{name} ({len(g.cases)} cases, not both answerable and not_found)")
+            continue
+        in_force = name if name in current.sets else OTHER if name != SAME else SAME
+        f = rf.fit(
+            engine,
+            name,
+            g,
+            max_false_answer,
+            folds,
+            current.get(in_force),
+            current.contrast_of(in_force),
+            tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
         )
-        sys.exit(1)
-    params = s.params(chosen)
-    report = score(engine, evalset.name, cases, retrievals, params)
-    fig, swept = report.figures, s.figures(chosen)
+        if f.chosen is None:
+            _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
+            click.echo(
+                f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%} "
+                f"for the {name} questions",
+                err=True,
+            )
+            sys.exit(1)
+        fits[name] = f
+    if not fits:
+        raise InputError(
+            "calibration needs answerable and not_found cases in one language relation; "
+            + "; ".join(skipped)
+        )
+    path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
+    set_name = evalset.label
+    relations = relation_entries(current_path)
+    for name, f in fits.items():
+        if name != SAME:
+            relations[name] = {
+                "params": f.params.as_dict(),
+                "contrast": f.contrast,
+                **rf.entry(f, set_name, max_false_answer, ungated),
+            }
+    if SAME in fits:
+        same = fits[SAME]
+        default = same.params
+        head = {
+            **rf.entry(same, set_name, max_false_answer, ungated),
+            "selection": SELECTION_RULE,
+        }
+    else:
+        default = current.default
+        head = {
+            k: v
+            for k, v in (read_profile(current_path) if current_path else {}).items()
+            if k not in ("model_id", "params", "relations")
+        }
+    # sections other commands calibrate (fusion) stay as the profile in force has them
+    kept = {
+        k: v
+        for k, v in (read_profile(current_path) if current_path else {}).items()
+        if k in KEPT_SECTIONS
+    }
+    write_profile(
+        path,
+        model_id,
+        default,
+        {**head, **({"relations": relations} if relations else {}), **kept},
+    )
+    plots = _plots(fits, plot, evalset.label, model_id, max_false_answer, cal.plot, slug)
+    if as_json:
+        main = fits.get(SAME) or next(iter(fits.values()))
+        echo_json(
+            {
+                "set": set_name,
+                "owner": owner,
+                **_fit_json(main, ungated),
+                "relations": {name: _fit_json(f, ungated) for name, f in fits.items()},
+                "skipped": skipped,
+                "profile": str(path),
+                "plot": str(plot) if plot else None,
+                "plots": plots,
+            }
+        )
+        return
+    click.echo(f"set {set_name}: {len(cases)} cases, owner {owner}")
+    for name, f in fits.items():
+        _print_fit(name, f, max_false_answer, folds, ungated)
+    for line in skipped:
+        click.echo(f"\nkept from the profile in force: {line}")
+    if OTHER not in fits and other_as != OTHER and other_as in fits:
+        click.echo(f"\nthe other-language set is stored as {other_as}")
+    click.echo(f"profile written: {path}")
+    for p in plots:
+        click.echo(f"plot written: {p}")
+
+
+def _plots(
+    fits: dict[str, Any],
+    plot: Path | None,
+    label: str,
+    model_id: str,
+    ceiling: float,
+    draw: Any,
+    slug: Any,
+) -> list[str]:
+    """One trade-off plot per fitted relation: ``plot`` for the first, ``<stem>-<name>`` next."""
+    if not plot:
+        return []
+    out = []
+    for n, (name, f) in enumerate(fits.items()):
+        path = plot if n == 0 else plot.with_name(f"{plot.stem}-{slug(name)}{plot.suffix}")
+        draw(
+            f.sweep,
+            f.chosen,
+            ceiling,
+            path,
+            f"{label} ({name}), {model_id}: {len(f.sweep)} settings",
+        )
+        out.append(str(path))
+    return out
+
+
+def _fit_json(f: Any, ungated: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "cases": len(f.group.cases),
+        "swept_settings": len(f.sweep),
+        "params": f.params.as_dict(),
+        "contrast": f.contrast,
+        "figures": f.report.figures.as_dict(),
+        "held_out": f.held_out.as_dict(),
+        "ungated": {
+            "tags": list(ungated),
+            "not_found": f.side.no_answer,
+            "answered": f.side.false_answers,
+        },
+        "frontier": [_frontier_row(f.sweep, i) for i in f.front],
+    }
+
+
+def _print_fit(name: str, f: Any, ceiling: float, folds: int, ungated: tuple[str, ...]) -> None:
+    fig, s = f.report.figures, f.sweep
+    click.echo(
+        f"\nthresholds {name}: {len(f.group.cases)} cases ({fig.answerable} answerable, "
+        f"{fig.no_answer} not_found); {len(s)} settings swept"
+    )
+    _print_frontier(s, f.front, f.chosen, ceiling, False)
+    swept = s.figures(f.chosen)
     if (fig.recalled, fig.false_answers, fig.refused) != (
         swept.recalled,
         swept.false_answers,
@@ -136,84 +307,27 @@ def calibrate(
             f"({swept.as_dict()} vs {fig.as_dict()}); the engine's figures are reported",
             err=True,
         )
-    ho = cal.held_out(s, max_false_answer)
-    side = score(engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], params).figures
-    model_id = app.embedder.model_id
-    path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
-    from rag.eval_metrics import retrieval_metrics
-
-    write_profile(
-        path,
-        model_id,
-        params,
-        {
-            "created": date.today().isoformat(),
-            "set": evalset.name,
-            "cases": len(cases),
-            "max_false_answer": max_false_answer,
-            "selection": SELECTION_RULE,
-            "swept_settings": len(s),
-            "figures": fig.as_dict(),
-            "held_out": ho.as_dict(),
-            "retrieval": retrieval_metrics(report.results),
-            "failed_cases": [r.case.id for r in report.failures],
-            "ungated_tags": list(ungated),
-            "ungated": {"not_found": side.no_answer, "answered": side.false_answers},
-        },
-    )
-    if plot:
-        cal.plot(
-            s, chosen, max_false_answer, plot, f"{evalset.name}, {model_id}: {len(s)} settings"
-        )
-    if as_json:
-        echo_json(
-            {
-                "set": evalset.name,
-                "owner": owner,
-                "swept_settings": len(s),
-                "params": params.as_dict(),
-                "figures": fig.as_dict(),
-                "held_out": ho.as_dict(),
-                "ungated": {
-                    "tags": list(ungated),
-                    "not_found": side.no_answer,
-                    "answered": side.false_answers,
-                },
-                "frontier": [_frontier_row(s, i) for i in front],
-                "profile": str(path),
-                "plot": str(plot) if plot else None,
-            }
-        )
-        return
     click.echo(
-        f"set {evalset.name}: {len(cases)} cases ({fig.answerable} answerable, "
-        f"{fig.no_answer} not_found), owner {owner}; {len(s)} settings swept"
-    )
-    _print_frontier(s, front, chosen, max_false_answer, as_json)
-    click.echo(
-        f"\nchosen (false answers <= {max_false_answer:.1%}): "
-        + ", ".join(f"{k}={v}" for k, v in params.as_dict().items())
+        f"\nchosen for {name} (false answers <= {ceiling:.1%}): contrast={f.contrast:g}, "
+        + ", ".join(f"{k}={v}" for k, v in f.params.as_dict().items())
     )
     click.echo(
         f"  whole set: answer recall {rate(fig.answer_recall, fig.recalled, fig.answerable)}"
         f", false answers {rate(fig.false_answer_rate, fig.false_answers, fig.no_answer)}"
         f", false refusals {rate(fig.false_refusal_rate, fig.refused, fig.answerable)}"
     )
-    p = ho.pooled
+    p = f.held_out.pooled
     click.echo(
         f"  held out ({folds}-fold CV): answer recall "
         f"{rate(p.answer_recall, p.recalled, p.answerable)}, false answers "
         f"{rate(p.false_answer_rate, p.false_answers, p.no_answer)}, false refusals "
         f"{rate(p.false_refusal_rate, p.refused, p.answerable)}"
     )
-    if aside:
+    if f.group.aside:
         click.echo(
-            f"  not counted ({', '.join(ungated)}): {side.false_answers} of "
-            f"{side.no_answer} not_found cases got sources"
+            f"  not counted ({', '.join(ungated)}): {f.side.false_answers} of "
+            f"{f.side.no_answer} not_found cases got sources"
         )
-    click.echo(f"profile written: {path}")
-    if plot:
-        click.echo(f"plot written: {plot}")
 
 
 def _frontier_row(s: Any, i: int) -> dict[str, Any]:
@@ -257,98 +371,3 @@ def _print_frontier(
                 else "off"
             )
         )
-
-
-def _gated(cases: list[Any], retrievals: list[Any], ungated: tuple[str, ...]) -> tuple[Any, ...]:
-    """The cases the floors count, their retrievals, and the (case, retrieval) pairs set aside."""
-    aside = {i for i, c in enumerate(cases) if not c.answerable and set(c.tags) & set(ungated)}
-    keep = [i for i in range(len(cases)) if i not in aside]
-    return (
-        [cases[i] for i in keep],
-        [retrievals[i] for i in keep],
-        [(cases[i], retrievals[i]) for i in sorted(aside)],
-    )
-
-
-def _check(
-    app: App,
-    opts: dict[str, Any],
-    min_recall: float,
-    max_false: float,
-    ungated: tuple[str, ...],
-    as_json: bool,
-) -> None:
-    """Exit 1 unless the profile that applies meets both floors on the set."""
-    from rag.errors import InputError
-    from rag.eval_metrics import score
-    from rag.profiles import read_profile
-
-    evalset, engine, owner, everything = prepare_set(
-        app, opts, use_profile=True, progress=not as_json
-    )
-    cases, retrievals, aside = _gated(evalset.cases, everything, ungated)
-    if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
-        raise InputError(
-            f"set {evalset.name} has {len(cases)} cases; the check needs "
-            "answerable and not_found cases and refuses to pass on nothing"
-        )
-    report = score(engine, evalset.name, cases, retrievals, engine.params)
-    f = report.figures
-    side = score(
-        engine, evalset.name, [c for c, _ in aside], [r for _, r in aside], engine.params
-    ).figures
-    known: set[str] | None = None
-    if engine.profile_path:
-        listed = read_profile(engine.profile_path).get("failed_cases")
-        known = set(listed) if isinstance(listed, list) else None
-    failures = report.failures
-    regressed = [r for r in failures if known is None or r.case.id not in known]
-    problems = []
-    if (f.answer_recall or 0.0) < min_recall:
-        problems.append(f"answer recall {f.answer_recall:.3f} < {min_recall}")
-    if (f.false_answer_rate or 0.0) > max_false:
-        problems.append(f"false-answer rate {f.false_answer_rate:.3f} > {max_false}")
-    if as_json:
-        echo_json(
-            {
-                "passed": not problems,
-                "problems": problems,
-                "profile": engine.profile_path,
-                "figures": f.as_dict(),
-                "ungated": {
-                    "tags": list(ungated),
-                    "not_found": side.no_answer,
-                    "answered": side.false_answers,
-                },
-                "regressed": [r.as_dict() for r in regressed],
-                "failures": [r.as_dict() for r in failures],
-            }
-        )
-    else:
-        click.echo(
-            f"set {evalset.name}: {len(evalset.cases)} cases ({len(aside)} not counted), "
-            f"owner {owner}; profile "
-            f"{engine.profile_path or 'none (settings values)'}"
-        )
-        click.echo(
-            f"answer recall {rate(f.answer_recall, f.recalled, f.answerable)} "
-            f"(floor {min_recall}), false answers "
-            f"{rate(f.false_answer_rate, f.false_answers, f.no_answer)} (ceiling {max_false})"
-        )
-        if aside:
-            click.echo(
-                f"not counted ({', '.join(ungated)}): {side.false_answers} of "
-                f"{side.no_answer} not_found cases got sources"
-            )
-        label = "regressed since calibration" if known is not None else "failing"
-        click.echo(f"{label}: {len(regressed)}")
-        for r in regressed:
-            print_failure(r)
-        if known is not None and len(failures) > len(regressed):
-            click.echo(
-                f"failing at calibration too: "
-                f"{', '.join(r.case.id for r in failures if r.case.id in known)}"
-            )
-        click.echo("FAILED: " + "; ".join(problems) if problems else "ok: the floors hold")
-    if problems:
-        sys.exit(1)

@@ -38,6 +38,21 @@ def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(exists=True, dir_okay=False, path_type=Path),
             help="Questions the corpus must not answer, whatever their relevant field says.",
         ),
+        click.option(
+            "--map-gold",
+            "gold_map",
+            multiple=True,
+            metavar="OLD=NEW",
+            callback=_gold_map,
+            help="Rewrite the id prefix OLD of --questions' relevant ids to NEW: questions of a "
+            "parallel corpus over this one (xquad-de-=xquad-ru-).",
+        ),
+        click.option(
+            "--split",
+            type=click.Choice(["dev", "test"]),
+            help="Keep only this half of the cases (SHA-1 of the id's last hyphen-separated "
+            "part; XQuAD questions fall on the same side in every language).",
+        ),
         click.option("--name", help="Name of the set in reports and in the owner name."),
         click.option(
             "--owner", help="Run against this existing owner instead of ingesting the corpus."
@@ -53,25 +68,42 @@ def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def _gold_map(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values:
+        old, sep, new = value.partition("=")
+        if not sep or not old or not new:
+            raise click.BadParameter(f"{value!r} is not OLD=NEW", ctx, param)
+        pairs.append((old, new))
+    return tuple(pairs)
+
+
 def evalset_from(
     set_path: Path | None,
     corpus: Path | None,
     questions: tuple[Path, ...],
     noanswer: tuple[Path, ...],
     name: str | None,
+    gold_map: tuple[tuple[str, str], ...] = (),
+    split: str | None = None,
 ) -> Any:
-    from rag.evaluate import external_set, regression_set
+    from rag.evaluate import external_set, regression_set, split_set
 
     if questions or noanswer:
         if set_path:
             raise click.UsageError("--set and --questions/--noanswer exclude each other")
         if corpus is None or corpus.is_dir():
             raise click.UsageError("--questions/--noanswer need --corpus DOCS.jsonl")
-        return external_set(corpus, questions, noanswer, name)
-    evalset = regression_set(set_path, corpus)
-    if name:
-        evalset.name = name
-    return evalset
+        evalset = external_set(corpus, questions, noanswer, name, gold_map)
+    else:
+        if gold_map:
+            raise click.UsageError("--map-gold rewrites --questions' relevant ids; add --questions")
+        evalset = regression_set(set_path, corpus)
+        if name:
+            evalset.name = name
+    return split_set(evalset, split) if split else evalset
 
 
 def refuse_half_embedded(app: App, owner: str, owner_id: int) -> None:
@@ -105,7 +137,13 @@ def prepare_set(
     from rag.relevance import FilterParams
 
     evalset = evalset_from(
-        opts["set_path"], opts["corpus"], opts["questions"], opts["noanswer"], opts["name"]
+        opts["set_path"],
+        opts["corpus"],
+        opts["questions"],
+        opts["noanswer"],
+        opts["name"],
+        opts["gold_map"],
+        opts["split"],
     )
     if opts["profile"]:
         app.settings = app.settings.replace(profile=str(opts["profile"]))
@@ -144,7 +182,8 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
         f"{f.no_answer} not_found), owner {owner}"
     )
     click.echo(f"profile: {profile or 'none (settings values)'}")
-    click.echo("filter: " + ", ".join(f"{k}={v}" for k, v in report.params.as_dict().items()))
+    for set_name, values in report.param_sets().items():
+        click.echo(f"filter ({set_name}): " + ", ".join(f"{k}={v}" for k, v in values.items()))
     click.echo("\nretrieval (answerable cases)  hit@1  hit@5  MRR@10")
     for mode, m in retrieval_metrics(report.results).items():
         click.echo(f"  {mode:<27} {num(m['hit@1'])}  {num(m['hit@5'])}  {num(m['mrr@10'])}")
@@ -159,6 +198,15 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
             click.echo(
                 f"  {tag:<17} {t['cases']:>5}  {num(t['answer_recall'])}   "
                 f"{num(t['false_answer_rate'])}      {num(t['hybrid_hit@5'])}"
+            )
+    langs = report.by_lang()
+    if len(langs) > 1 or any(t["thresholds"] != ["same"] for t in langs.values()):
+        click.echo("\nper language      cases  recall  false-ans  hybrid hit@5  thresholds")
+        for lang, t in langs.items():
+            click.echo(
+                f"  {lang:<15} {t['cases']:>5}  {num(t['answer_recall'])}   "
+                f"{num(t['false_answer_rate'])}      {num(t['hybrid_hit@5'])}         "
+                + ", ".join(t["thresholds"])
             )
     failures = report.failures
     click.echo(f"\nfailed cases: {len(failures)}")
@@ -202,7 +250,7 @@ def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> No
     from rag.eval_metrics import score
 
     evalset, engine, owner, retrievals = prepare_set(app, opts, use_profile=True, progress=True)
-    report = score(engine, evalset.name, evalset.cases, retrievals, engine.params)
+    report = score(engine, evalset.label, evalset.cases, retrievals, engine.thresholds)
     if as_json:
         echo_json({"owner": owner, "profile": engine.profile_path, **report.as_dict()})
         return

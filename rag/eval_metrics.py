@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer import Engine, Hit, SearchResult
+from rag.answer import Engine, Hit, SearchResult, judged
 from rag.evaluate import Case
-from rag.relevance import FilterParams, judge
+from rag.relations import Thresholds
+from rag.relevance import FilterParams
 from rag.retrieve import Retrieval
 
 MODES = ("fts", "vector", "hybrid")
@@ -53,6 +54,9 @@ class CaseResult:
     sources: list[str]  # the answer's source_ids, in order
     outcome: str  # recalled | wrong_sources | refused | refused_correctly | false_answer
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    lang: str = ""  # the question's detected language
+    relation: str = "same"  # its language relation to the corpus (rag.relations)
+    thresholds: str = "same"  # the threshold set that judged it
 
     @property
     def ok(self) -> bool:
@@ -68,6 +72,9 @@ class CaseResult:
             "status": self.status,
             "sources": self.sources,
             "outcome": self.outcome,
+            "lang": self.lang,
+            "relation": self.relation,
+            "thresholds": self.thresholds,
             "evidence": self.evidence,
         }
 
@@ -91,11 +98,18 @@ def _evidence(hit: Hit, position: int) -> dict[str, Any]:
     }
 
 
-def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams) -> CaseResult:
-    """Re-judge a cached retrieval with ``params`` and answer through the engine, without an LLM."""
-    hits = [Hit(c, j) for c, j in zip(r.candidates, judge(r, params), strict=True)]
+def evaluate_case(
+    engine: Engine, case: Case, r: Retrieval, params: FilterParams | Thresholds
+) -> CaseResult:
+    """Re-judge a cached retrieval with ``params`` and answer through the engine, without an LLM.
+
+    ``Thresholds`` judge each case with the set its language relation picks, as the engine does.
+    """
+    hits, rel, name = judged(r, params)
     answer = engine.answer_from(
-        SearchResult(r.question, r.query.lang, hits, r.degraded, r), history=[], use_llm=False
+        SearchResult(r.question, r.query.lang, hits, r.degraded, r, relation=rel, thresholds=name),
+        history=[],
+        use_llm=False,
     )
     sources = list(dict.fromkeys(s.source_id for s in answer.sources))
     ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
@@ -115,7 +129,9 @@ def evaluate_case(engine: Engine, case: Case, r: Retrieval, params: FilterParams
         passed = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:2]
         shown = first_gold + passed
     evidence = [_evidence(h, i) for i, h in shown] if outcome not in ("recalled",) else []
-    return CaseResult(case, ranks, answer.status, sources, outcome, evidence)
+    return CaseResult(
+        case, ranks, answer.status, sources, outcome, evidence, r.query.lang, rel, name
+    )
 
 
 @dataclass
@@ -188,7 +204,7 @@ class Report:
     """Everything ``rag eval`` prints."""
 
     name: str
-    params: FilterParams
+    params: FilterParams | Thresholds
     results: list[CaseResult]
 
     @property
@@ -201,24 +217,31 @@ class Report:
 
     def by_tag(self) -> dict[str, dict[str, Any]]:
         tags = sorted({t for r in self.results for t in r.case.tags})
-        out = {}
-        for tag in tags:
-            rs = [r for r in self.results if tag in r.case.tags]
-            out[tag] = {
-                "cases": len(rs),
-                **Figures.of(rs).as_dict(),
-                "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"],
+        return {tag: _group([r for r in self.results if tag in r.case.tags]) for tag in tags}
+
+    def by_lang(self) -> dict[str, dict[str, Any]]:
+        """Figures per detected question language, with the sets that judged them."""
+        langs = sorted({r.lang for r in self.results})
+        return {lang: _group([r for r in self.results if r.lang == lang]) for lang in langs}
+
+    def param_sets(self) -> dict[str, dict[str, Any]]:
+        """The threshold sets that judged the cases, by name."""
+        if isinstance(self.params, FilterParams):
+            return {r.thresholds: self.params.as_dict() for r in self.results[:1]} or {
+                "same": self.params.as_dict()
             }
-        return out
+        used = dict.fromkeys(["same", *(r.thresholds for r in self.results)])
+        return {name: self.params.get(name).as_dict() for name in used}
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "set": self.name,
             "cases": len(self.results),
-            "params": self.params.as_dict(),
+            "params": self.param_sets(),
             "retrieval": retrieval_metrics(self.results),
             "pipeline": self.figures.as_dict(),
             "tags": self.by_tag(),
+            "langs": self.by_lang(),
             "failures": [r.as_dict() for r in self.failures],
         }
 
@@ -228,14 +251,27 @@ def score(
     name: str,
     cases: Sequence[Case],
     retrievals: Sequence[Retrieval],
-    params: FilterParams,
+    params: FilterParams | Thresholds,
     *,
     progress: Callable[[int], None] | None = None,
 ) -> Report:
-    """Judge every cached retrieval with ``params`` and collect the report."""
+    """Judge every cached retrieval with ``params`` and collect the report.
+
+    ``Thresholds`` (an engine's ``thresholds``) judge each case with the set its language
+    relation selects; a single ``FilterParams`` judges all of them.
+    """
     results = []
     for case, r in zip(cases, retrievals, strict=True):
         results.append(evaluate_case(engine, case, r, params))
         if progress:
             progress(1)
     return Report(name, params, results)
+
+
+def _group(rs: Sequence[CaseResult]) -> dict[str, Any]:
+    return {
+        "cases": len(rs),
+        **Figures.of(rs).as_dict(),
+        "hybrid_hit@5": retrieval_metrics(rs)["hybrid"]["hit@5"],
+        "thresholds": sorted({r.thresholds for r in rs}),
+    }

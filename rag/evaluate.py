@@ -14,6 +14,15 @@ Two kinds of set:
   expected to be refused whatever its ``relevant`` says (so another corpus's questions serve as
   off-topic probes).
 
+Parallel corpora pair up: ``gold_map`` rewrites the prefix of the ``relevant`` ids, so XQuAD's
+German questions (gold ``xquad-de-…``) ask about the Russian paragraphs (``xquad-ru-…``), the
+same paragraph in another language. An answerable case whose gold ids are all missing from the
+corpus is an error, not a silent miss.
+
+A set splits deterministically into ``dev`` and ``test`` halves (:func:`split_of`): by SHA-1 of
+the id's last hyphen-separated part, which for XQuAD is the SQuAD question id that every language
+shares, so a question sits on the same side in German and in Russian.
+
 The corpus goes into the owner ``eval:<name>:<fingerprint>``; the fingerprint covers the corpus
 bytes, chunking, the key version and the embedding model, so an unchanged corpus is reused as is
 and a changed one gets a fresh owner.
@@ -71,6 +80,12 @@ class EvalSet:
     cases: list[Case]
     corpus: list[Path]
     rebase: Path | None = None  # file source_ids become paths relative to this directory
+    split: str | None = None  # "dev" or "test": the cases are that half of the set
+
+    @property
+    def label(self) -> str:
+        """The set's name in reports: with its split (the owner's name goes without)."""
+        return f"{self.name} ({self.split})" if self.split else self.name
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -151,13 +166,63 @@ def external_set(
     questions: Sequence[Path] = (),
     noanswer: Sequence[Path] = (),
     name: str | None = None,
+    gold_map: Sequence[tuple[str, str]] = (),
 ) -> EvalSet:
-    """An external corpus with answerable and no-answer question files."""
-    cases = [c for q in questions for c in load_questions(q)]
+    """An external corpus with answerable and no-answer question files.
+
+    Args:
+        gold_map: (old, new) id prefixes: a ``relevant`` id starting with ``old`` gets ``new``
+            instead (questions of a parallel corpus over this one).
+    """
+    cases = [map_gold(c, gold_map) for q in questions for c in load_questions(q)]
     cases += [c for q in noanswer for c in load_questions(q, noanswer=True)]
     _unique(cases, "question files")
     default = docs.parent.name if docs.stem == "docs" else docs.stem
     return EvalSet(name or default, cases, [docs], None)
+
+
+def map_gold(case: Case, gold_map: Sequence[tuple[str, str]]) -> Case:
+    """``case`` with its gold ids' prefixes rewritten by the first matching (old, new) pair."""
+    if not gold_map:
+        return case
+    expect = []
+    for gold in case.expect:
+        for old, new in gold_map:
+            if gold.startswith(old):
+                gold = new + gold[len(old) :]
+                break
+        expect.append(gold)
+    return Case(case.id, case.question, tuple(expect), case.tags)
+
+
+SPLITS = ("dev", "test")
+
+
+def split_of(case_id: str) -> str:
+    """``dev`` or ``test``: SHA-1 of the id's last hyphen-separated part, even or odd."""
+    key = case_id.rsplit("-", 1)[-1]
+    return SPLITS[hashlib.sha1(key.encode("utf-8")).digest()[0] % 2]
+
+
+def split_set(evalset: EvalSet, split: str) -> EvalSet:
+    """The cases of ``evalset`` on the ``split`` side (the corpus and its owner stay whole)."""
+    if split not in SPLITS:
+        raise InputError(f"Unsupported split: {split} (choose from {', '.join(SPLITS)})")
+    cases = [c for c in evalset.cases if split_of(c.id) == split]
+    return EvalSet(evalset.name, cases, evalset.corpus, evalset.rebase, split)
+
+
+def check_gold(evalset: EvalSet, docs: Sequence[LoadedDocument]) -> None:
+    """Raise InputError when an answerable case's gold sources are none of the corpus's."""
+    ids = {d.source_id for d in docs}
+    missing = [c for c in evalset.cases if c.answerable and not ids & set(c.expect)]
+    if missing:
+        c = missing[0]
+        raise InputError(
+            f"{len(missing)} answerable case(s) expect sources the corpus lacks, e.g. {c.id} "
+            f"expects {', '.join(c.expect)}; questions of a parallel corpus need "
+            "--map-gold OLD=NEW (e.g. xquad-de-=xquad-ru-)"
+        )
 
 
 # --- the corpus in its own owner ----------------------------------------------------------------
@@ -209,6 +274,7 @@ def prepare_owner(
     from tqdm import tqdm
 
     docs = load_corpus(evalset, settings.max_upload_bytes)
+    check_gold(evalset, docs)
     model = embedder.model_id if embedder else None
     name = owner_name(evalset, fingerprint(docs, settings, model))
     with db.connection() as conn:

@@ -1,7 +1,12 @@
 """Calibration profiles: the relevance filter's thresholds for one embedding model.
 
-A profile is a small JSON file ``{"model_id", "params": {...}, ...}``. Retrieval loads the one for
-the configured model automatically: ``RAG_PROFILE`` names a file explicitly; otherwise
+A profile is a small JSON file ``{"model_id", "params": {...}, "relations"?: {...}, ...}``:
+``params`` is the default set (questions in the corpus's own language); ``relations`` maps a
+language relation (``other``, or a pair such as ``de>ru``; see :mod:`rag.relations`) to
+``{"params": {...}, "contrast"?: c, ...its figures}``, each set's missing knobs taken from the
+default (``contrast``: see :mod:`rag.relations`). A profile
+without ``relations`` judges every question with ``params``. Retrieval loads the one for the
+configured model automatically: ``RAG_PROFILE`` names a file explicitly; otherwise
 ``<data_dir>/profiles/<slug>.json`` (written by ``rag calibrate``) wins over the profile shipped
 in ``rag/profiles/``. Without a profile the settings' values apply.
 
@@ -18,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
+from rag.relations import SAME, Thresholds, is_relation_key
 from rag.relevance import FilterParams
 from rag.rerank import Reranker, pipeline_id
 from rag.settings import Settings
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
+MAX_CONTRAST = 10.0
 
 
 def slug(model_id: str) -> str:
@@ -59,8 +66,19 @@ def read_profile(path: Path) -> dict[str, Any]:
 def filter_params(
     settings: Settings, model_id: str | None, *, reranker: Reranker | None = None
 ) -> tuple[FilterParams, Path | None]:
-    """The filter's parameters for ``model_id``: its profile over the settings' values."""
-    params = FilterParams.from_settings(settings)
+    """The filter's default parameters for ``model_id``: its profile over the settings' values."""
+    found, path = thresholds(settings, model_id, reranker=reranker)
+    return found.default, path
+
+
+def thresholds(
+    settings: Settings, model_id: str | None, *, reranker: Reranker | None = None
+) -> tuple[Thresholds, Path | None]:
+    """Every threshold set of ``model_id``'s profile (see the module docstring).
+
+    A reranked pipeline looks for its own profile (``pipeline_id``) before the model's.
+    """
+    base = FilterParams.from_settings(settings)
     pipeline = pipeline_id(model_id, reranker) if model_id else None
     path = None
     if pipeline and pipeline != model_id:
@@ -68,17 +86,51 @@ def filter_params(
     if path is None and model_id:
         path = profile_path(settings, model_id)
     if path is None:
-        return params, None
+        return Thresholds(base), None
     data = read_profile(path)
     if model_id and data.get("model_id") not in (None, model_id, pipeline):
         raise ConfigError(
             f"calibration profile {path} is for {data.get('model_id')}, not {model_id}; "
             "run `rag calibrate` for this model"
         )
+    default = _merged(base, data["params"])
+    relations = data.get("relations") or {}
+    if not isinstance(relations, dict):
+        raise ConfigError(f"calibration profile {path}: relations must be an object")
+    sets, contrast = {}, {}
+    for key, entry in relations.items():
+        if not is_relation_key(key) or not isinstance(entry, dict):
+            raise ConfigError(
+                f"calibration profile {path}: relation {key!r} is not same, other or a "
+                "language pair like de>ru with a params object"
+            )
+        if not isinstance(entry.get("params"), dict):
+            raise ConfigError(f"calibration profile {path}: relation {key!r} has no params")
+        sets[key] = _merged(default, entry["params"])
+        value = entry.get("contrast", 0.0)
+        if not isinstance(value, int | float) or not 0 <= value <= MAX_CONTRAST:
+            raise ConfigError(
+                f"calibration profile {path}: relation {key!r} contrast must be a number "
+                f"from 0 to {MAX_CONTRAST}"
+            )
+        if value:
+            contrast[key] = float(value)
+    if SAME in sets:
+        default = sets[SAME]
+    return Thresholds(default, sets, contrast), path
+
+
+def relation_entries(path: Path | None) -> dict[str, Any]:
+    """The ``relations`` section of the profile at ``path`` as stored (empty without one)."""
+    if path is None:
+        return {}
+    relations = read_profile(path).get("relations")
+    return dict(relations) if isinstance(relations, dict) else {}
+
+
+def _merged(base: FilterParams, values: dict[str, Any]) -> FilterParams:
     known = set(FilterParams.__slots__)
-    values = {k: v for k, v in data["params"].items() if k in known}
-    merged = {**params.as_dict(), **values}
-    return FilterParams(**merged), path
+    return FilterParams(**{**base.as_dict(), **{k: v for k, v in values.items() if k in known}})
 
 
 # The RRF knobs a profile's additive "fusion" section may set (rag.fusion chooses them).

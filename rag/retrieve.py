@@ -89,6 +89,8 @@ class Retrieval:
     form_keys: dict[str, list[str]]  # question form -> lemma keys reached through the form map
     degraded: list[dict[str, str]] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # the owner's documents per language, most first: the question's language relation
+    owner_langs: tuple[tuple[str, int], ...] = ()
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -168,10 +170,11 @@ def retrieve(
         n_chunks = int(info[0]) if info else 0
         token_total = int(info[1]) if info else 0
         corpus_langs = list(info[2]) if info and info[2] else None
+        owner_langs = tuple(zip(info[2], map(int, info[3]), strict=True)) if info else ()
         qk = query_keys(question, lang, corpus_langs)
         if owner_id is None or n_chunks == 0:
             conn.commit()
-            return Retrieval(question, qk, [], {}, 0, {}, degraded, timings)
+            return Retrieval(question, qk, [], {}, 0, {}, degraded, timings, owner_langs)
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
         dfs = (
@@ -224,7 +227,9 @@ def retrieve(
         for r in rows
     ]
     key_df = {k: int(dfs.get(k, 0)) for k in keys}
-    return Retrieval(question, qk, candidates, key_df, n_chunks, form_keys, degraded, timings)
+    return Retrieval(
+        question, qk, candidates, key_df, n_chunks, form_keys, degraded, timings, owner_langs
+    )
 
 
 def _fail_open(

@@ -16,6 +16,8 @@ from rag.filters import SearchFilter
 OWNER_INFO = """
 SELECT chunk_count, token_total,
        (SELECT coalesce(array_agg(lang ORDER BY documents DESC, lang), '{}')
+          FROM owner_langs WHERE owner_id = %(owner_id)s),
+       (SELECT coalesce(array_agg(documents ORDER BY documents DESC, lang), '{}')
           FROM owner_langs WHERE owner_id = %(owner_id)s)
 FROM owners WHERE owner_id = %(owner_id)s
 """

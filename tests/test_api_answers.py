@@ -363,3 +363,20 @@ def test_follow_ups_fall_back_to_rules_when_the_model_fails(
     a = ask(smart, FOLLOW_UP, history=[{"role": "user", "content": ASK_NOVAK}])
     assert a["sources"][0]["source_id"] == NOVAK and "Novák" in a["question"]
     assert [d["component"] for d in a["degraded"]] == ["followup", "llm"]
+
+
+def test_a_question_in_another_language_is_answered_in_it_citing_the_czech_sources(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    llm.reply = "Novák received the innovation award for the new warehouse system [1]."
+    a = ask(smart, "Who is Novák?")
+    assert a["status"] == "answered" and a["lang"] == "en" and a["answer"] == llm.reply
+    assert a["sources"][0]["source_id"] == NOVAK and a["citations"] == [1]
+    assert a["sources"][0]["evidence"]["thresholds"] in ("same", "other")
+    [call] = llm.calls
+    system, question = call["messages"][0]["content"], call["messages"][-1]["content"]
+    assert "language of the question (English)" in system
+    assert "also when the\n   sources are in another language" in system
+    # the Czech source goes to the model as it is; the question as asked
+    assert "Cenu za inovaci předal ředitel Novákovi" in question
+    assert question.rstrip().endswith("Question: Who is Novák?")

@@ -3,13 +3,16 @@ profile, against the real test database. Each floor prints what it measured and 
 
 Floors: false answers <= 0.05 counted on every not_found case (off-topic, near-topic, absent codes
 and names, split evidence, near-duplicates), hybrid hit@5 at least that of each single retriever,
-and answer recall >= 0.82. The issue's target is 0.93; the shipped profile measures 0.829
-(97 of 117) with 4 of 87 not_found cases answered. The misses are paraphrases that share no word
-with their answer (the answerability stage needs the question's focus words in the window, and
-a close vector stands in for them only up to a distance that near-topic questions also reach)
-and answers whose subject is named outside the chunk that holds the fact. The floor sits just
-below the measured figure so that any regression fails; raising it needs a reranker or a better
-embedding model, not a looser filter.
+and answer recall >= DEFAULT_MIN_RECALL on the Czech questions; the English and Slovak ones
+(judged with the profile's other-language thresholds) have their own recall floor,
+OTHER_MIN_RECALL. The issue's target for both is 0.93 and neither is met (docs/evaluation.md):
+the misses are paraphrases that share no word with their answer (the answerability stage needs
+the question's focus words in the window, and a close vector stands in for them only up to a
+distance that near-topic questions also reach), answers whose subject is named outside the chunk
+that holds the fact, and other-language questions that multilingual-e5-small places as far from
+their answer as from off-topic questions. Each floor sits just below the measured figure so that
+any regression fails; raising them needs a reranker or a better embedding model, not a looser
+filter.
 """
 
 from __future__ import annotations
@@ -19,10 +22,15 @@ from collections.abc import Iterator
 import pytest
 
 from rag.answer import Engine
-from rag.cli_calibrate import DEFAULT_MAX_FALSE, DEFAULT_MIN_RECALL
+from rag.cli_calibrate import (
+    DEFAULT_MAX_FALSE,
+    DEFAULT_MIN_RECALL,
+    OTHER_MIN_RECALL,
+    UNGATED_TAGS,
+)
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.eval_metrics import Report, retrieval_metrics, score
+from rag.eval_metrics import Figures, Report, retrieval_metrics, score
 from rag.evaluate import prepare_owner, regression_set, retrieve_all
 from rag.profiles import SHIPPED_DIR, slug
 from rag.settings import Settings
@@ -52,7 +60,7 @@ def report(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
         engine = Engine(db, settings, embedder)
         assert engine.profile_path == SHIPPED_DIR / f"{slug(embedder.model_id)}.json"
         retrievals = retrieve_all(engine, owner_id, evalset.cases, progress=False)
-        yield score(engine, evalset.name, evalset.cases, retrievals, engine.params)
+        yield score(engine, evalset.name, evalset.cases, retrievals, engine.thresholds)
     finally:
         db.close()
 
@@ -73,10 +81,38 @@ def test_the_gate_checks_a_real_set(report: Report) -> None:
 
 
 def test_answer_recall_floor(report: Report) -> None:
-    f = report.figures
+    # the Czech questions (same language as the corpus) hold the main floor
+    same = Report(report.name, report.params, [r for r in report.results if r.relation == "same"])
+    f = same.figures
     assert f.answer_recall is not None and f.answer_recall >= MIN_ANSWER_RECALL, (
         f"answer recall {f.answer_recall:.3f} ({f.recalled}/{f.answerable}) < {MIN_ANSWER_RECALL}\n"
-        + _failing(report, {"refused", "wrong_sources"})
+        + _failing(same, {"refused", "wrong_sources"})
+    )
+
+
+def test_other_language_questions_hold_their_floors(report: Report) -> None:
+    # English and Slovak questions over the Czech corpus, judged with the "other" thresholds
+    other = [r for r in report.results if r.relation == "other"]
+    by_lang = {
+        lang: [r for r in other if r.lang == lang] for lang in sorted({r.lang for r in other})
+    }
+    print(
+        "; ".join(
+            f"{lang}: recall {Figures.of(rs).answer_recall}, {len(rs)} cases"
+            for lang, rs in by_lang.items()
+        )
+    )
+    assert sum(r.case.answerable for r in other) >= 20, "too few other-language questions"
+    gated = [r for r in other if r.case.answerable or not set(UNGATED_TAGS) & set(r.case.tags)]
+    f = Figures.of(gated)
+    assert {r.thresholds for r in other} == {"other"}
+    assert f.answer_recall is not None and f.answer_recall >= OTHER_MIN_RECALL, (
+        f"other-language answer recall {f.answer_recall:.3f} ({f.recalled}/{f.answerable}) "
+        f"< {OTHER_MIN_RECALL}\n" + _failing(Report("x", report.params, gated), {"refused"})
+    )
+    assert f.false_answer_rate is not None and f.false_answer_rate <= MAX_FALSE_ANSWERS, (
+        f"other-language false answers {f.false_answer_rate:.3f} "
+        f"({f.false_answers}/{f.no_answer}) > {MAX_FALSE_ANSWERS}"
     )
 
 

@@ -1,0 +1,161 @@
+"""Calibration per language relation: the sweep and selection of :mod:`rag.calibrate`, run once on
+each relation's cases, and the profile entries that record the outcome.
+
+The cases of a set group by their question's relation to the corpus (:mod:`rag.relations`):
+Czech questions over the Czech sample are ``same``, English and Slovak ones ``other``. Each group
+with both answerable and not_found cases gets its own sweep, selection and held-out figures; a
+group without both keeps the set the profile in force has for it.
+
+An other-language group is swept once per :data:`CONTRASTS` value (distances judged relative to
+the question's neighbourhood, see :mod:`rag.relations`), the sweep itself unchanged: its cases'
+retrievals are shifted first. The contrast whose selection recalls most wins; ties go to fewer
+false answers, then to the smaller contrast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from rag import calibrate as cal
+from rag.answer import Engine, relative
+from rag.eval_metrics import Report, retrieval_metrics, score
+from rag.evaluate import Case
+from rag.relations import OTHER, SAME, relation
+from rag.relevance import FilterParams
+from rag.retrieve import Retrieval
+from rag.sweep import Grid, Sweep
+
+
+@dataclass
+class Group:
+    """One relation's cases, their retrievals, and its ungated cases set aside."""
+
+    name: str
+    cases: list[Case]
+    retrievals: list[Retrieval]
+    aside: list[tuple[Case, Retrieval]]
+
+    @property
+    def fittable(self) -> bool:
+        return any(c.answerable for c in self.cases) and not all(c.answerable for c in self.cases)
+
+
+def relation_of(r: Retrieval) -> str:
+    """The language relation of a retrieved question to its owner's documents."""
+    return relation(r.query.lang, r.owner_langs)
+
+
+def groups(
+    cases: Sequence[Case],
+    retrievals: Sequence[Retrieval],
+    aside: Sequence[tuple[Case, Retrieval]],
+    other_as: str = OTHER,
+) -> dict[str, Group]:
+    """The set's cases by relation, ``same`` first; ``other_as`` names the other-language set."""
+    out: dict[str, Group] = {}
+
+    def group(r: Retrieval) -> Group:
+        name = SAME if relation_of(r) == SAME else other_as
+        return out.setdefault(name, Group(name, [], [], []))
+
+    for c, r in zip(cases, retrievals, strict=True):
+        g = group(r)
+        g.cases.append(c)
+        g.retrievals.append(r)
+    for c, r in aside:
+        group(r).aside.append((c, r))
+    return dict(sorted(out.items(), key=lambda kv: kv[0] != SAME))
+
+
+@dataclass
+class Fit:
+    """A relation's calibration: the sweep, the chosen setting and its figures."""
+
+    group: Group
+    sweep: Sweep
+    front: list[int]
+    chosen: int | None
+    report: Report | None = None
+    held_out: cal.HeldOut | None = None
+    side: Any = None  # Figures of the ungated cases
+    contrast: float = 0.0
+    swept: tuple[float, ...] = (0.0,)
+
+    @property
+    def params(self) -> FilterParams:
+        assert self.chosen is not None
+        return self.sweep.params(self.chosen)
+
+
+CONTRASTS = (0.0, 1.0, 2.0)
+
+
+def fit(
+    engine: Engine,
+    name: str,
+    g: Group,
+    ceiling: float,
+    folds: int,
+    current: FilterParams | None,
+    current_contrast: float = 0.0,
+    contrasts: Sequence[float] = CONTRASTS,
+    grid: Grid | None = None,
+) -> Fit:
+    """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
+    an other-language relation once per contrast."""
+    best: Fit | None = None
+    for contrast in contrasts if name != SAME else (0.0,):
+        shifted = Group(
+            g.name,
+            g.cases,
+            [relative(r, contrast) for r in g.retrievals],
+            [(c, relative(r, contrast)) for c, r in g.aside],
+        )
+        also = [current] if current and contrast == current_contrast else []
+        s = cal.sweep(shifted.cases, shifted.retrievals, grid, folds=folds, also=also)
+        chosen = cal.select(s, ceiling)
+        f = Fit(shifted, s, cal.frontier(s), chosen, contrast=contrast)
+        if best is None or _better(f, best):
+            best = f
+    assert best is not None
+    best.swept = tuple(contrasts)
+    if best.chosen is None:
+        return best
+    g, params = best.group, best.params
+    best.report = score(engine, name, g.cases, g.retrievals, params)
+    best.held_out = cal.held_out(best.sweep, ceiling)
+    best.side = score(
+        engine, name, [c for c, _ in g.aside], [r for _, r in g.aside], params
+    ).figures
+    return best
+
+
+def _better(f: Fit, than: Fit) -> bool:
+    if f.chosen is None:
+        return False
+    if than.chosen is None:
+        return True
+    a, b = f.sweep.figures(f.chosen), than.sweep.figures(than.chosen)
+    return (a.recalled, -a.false_answers) > (b.recalled, -b.false_answers)
+
+
+def entry(f: Fit, set_name: str, ceiling: float, ungated: Sequence[str]) -> dict[str, Any]:
+    """What a profile records about a relation's set besides its params."""
+    assert f.report is not None and f.held_out is not None
+    return {
+        "created": date.today().isoformat(),
+        "set": set_name,
+        "cases": len(f.group.cases),
+        "max_false_answer": ceiling,
+        "swept_settings": len(f.sweep),
+        "contrasts_swept": list(f.swept) if f.group.name != SAME else [0.0],
+        "figures": f.report.figures.as_dict(),
+        "held_out": f.held_out.as_dict(),
+        "retrieval": retrieval_metrics(f.report.results),
+        "failed_cases": [r.case.id for r in f.report.failures],
+        "ungated_tags": list(ungated),
+        "ungated": {"not_found": f.side.no_answer, "answered": f.side.false_answers},
+    }
