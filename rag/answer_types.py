@@ -257,7 +257,7 @@ PERSON_CUES: dict[str, frozenset[str]] = {
         """ředitel ředitelka vedoucí kolega kolegyně oddělení komise vedení tým zaměstnanec
         správce manažer asistent asistentka recepční personalista mistr technik ostraha
         výrobce dodavatel lékař starosta zakladatel majitel nadřízený personální hasič
-        člen předseda"""
+        člen předseda recepce podatelna úřad firma společnost služba helpdesk"""
     ),
     "sk": _table("riaditeľ vedúci kolega kolegyňa oddelenie komisia vedenie tím zamestnanec"),
     "pl": _table("dyrektor kierownik kolega koleżanka dział komisja zarząd zespół pracownik"),
@@ -265,7 +265,9 @@ PERSON_CUES: dict[str, frozenset[str]] = {
         "direktor leiter leiterin kollege kollegin abteilung kommission vorstand team gründer"
     ),
     "ru": _table("директор руководитель коллега отдел комиссия руководство команда основатель"),
-    "en": _table("director manager head colleague department committee board team founder staff"),
+    "en": _table(
+        "director manager head colleague department committee board team founder staff reception"
+    ),
 }
 # Lemmas that name a place without a proper name.
 PLACE_CUES: dict[str, frozenset[str]] = {

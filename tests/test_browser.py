@@ -126,7 +126,7 @@ def test_ask_shows_the_answer_and_its_source_with_evidence(plain: LiveServer, pa
     expect(source.locator(".source-title")).to_have_text("Cena za inovaci")
     expect(source.locator(".badge.cited")).to_have_text("citováno")
     expect(source.locator(".rule")).to_have_text("vzácná slova z otázky")
-    expect(source.locator(".word.matched")).to_contain_text("Novák")
+    expect(source.locator(".word.matched").first).to_contain_text("Novák")
     expect(source.locator(".evidence")).to_contain_text("Vzdálenost")
     source.get_by_text("Text zdroje").click()
     expect(source.locator("blockquote")).to_contain_text("předal ředitel Novákovi")
@@ -311,7 +311,7 @@ def test_a_model_that_finds_no_answer_shows_the_not_found_state(
 ) -> None:
     fake_llm.mode, fake_llm.delay, fake_llm.reply = "ok", 0.0, ABSTAIN
     page.goto(smart.url + "/")
-    ask(page, "Kolik stojí vstupné do muzea skla?")  # the museum's page names no price
+    ask(page, "Kdo je Novák?")  # the filter admits the record; the model is made to abstain
     reply = page.locator(".turn").last.locator(".reply")
     expect(reply).to_have_attribute("data-status", "not_found")
     expect(reply.locator(".not-found-why")).to_contain_text("jazykový model v nich odpověď nenašel")

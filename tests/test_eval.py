@@ -545,6 +545,7 @@ WORDS_ONLY = FilterParams(
     rare_min_chunks=3,
     min_coverage=0.3,
     coverage_mode="count",
+    answer_window=2,  # the answerability stage on, as shipped: near-topic cases count
 )
 ANSWERS_ALL = FilterParams(
     vector_max_distance=2.0,

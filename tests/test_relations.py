@@ -278,7 +278,7 @@ def test_the_engine_judges_each_question_with_its_relations_set(
     settings: Settings, db: Database
 ) -> None:
     embedder = make_embedder(settings)
-    ingestor = Ingestor(db, settings, embedder, "relations-engine")
+    ingestor = Ingestor(db, settings, embedder, "relations-engine", embed_now=True)
     ingestor.add_all([LoadedDocument(k, None, v, "cs", {}, "test") for k, v in DOCS.items()])
     # the other-language set admits every near candidate, the same-language set none
     admit_all = FilterParams(2.0, 2.0, 0.5, 3, 1.0, "count")
@@ -321,6 +321,7 @@ def mixed_set(tmp_path: Path) -> tuple[Path, Path]:
     return cases, corpus
 
 
+@pytest.mark.timeout(900)  # two full sweeps, each once per relation
 def test_calibrate_fits_each_relation_and_keeps_the_sets_it_cannot_fit(
     settings: Settings, mixed_set: tuple[Path, Path], tmp_path: Path
 ) -> None:
