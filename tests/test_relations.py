@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from rag.answer import Engine, relative
 from rag.cli import cli
+from rag.cli_calibrate import OTHER_MIN_RECALL
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, InputError
@@ -384,5 +385,5 @@ def test_check_holds_the_floors_for_each_relation(
     common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus)]
     code, out, _ = run(settings, *common, "--profile", str(path))
     assert code == 1
-    assert "other questions: answer recall 0.000 (0/2) (floor 0.5)" in out
-    assert "other questions: answer recall 0.000 < 0.5" in out
+    assert f"other questions: answer recall 0.000 (0/2) (floor {OTHER_MIN_RECALL})" in out
+    assert f"other questions: answer recall 0.000 < {OTHER_MIN_RECALL}" in out
