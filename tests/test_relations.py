@@ -322,10 +322,28 @@ def mixed_set(tmp_path: Path) -> tuple[Path, Path]:
     return cases, corpus
 
 
-@pytest.mark.timeout(900)  # two full sweeps, each once per relation
+# The command's full default grid sweeps tens of millions of settings per relation; what this
+# test checks (which sets are fitted and kept) does not depend on the grid's size.
+SMALL_GRID = Grid(
+    vector_margin=(0.0, 1.0),
+    min_coverage=(0.5, 1.0),
+    rare_df=(0.02,),
+    rare_min_chunks=(3,),
+    coverage_mode=("count",),
+    prefix_credit=(0.5,),
+    support_min_coverage=(0.5,),
+    topic_min_known=(0.6,),
+    focus_words=(2,),
+)
+
+
 def test_calibrate_fits_each_relation_and_keeps_the_sets_it_cannot_fit(
-    settings: Settings, mixed_set: tuple[Path, Path], tmp_path: Path
+    settings: Settings,
+    mixed_set: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr("rag.calibrate.Grid", lambda: SMALL_GRID)
     cases, corpus = mixed_set
     out = tmp_path / "p.json"
     common = ["calibrate", "--set", str(cases), "--corpus", str(corpus), "--folds", "2"]
