@@ -128,7 +128,7 @@ def test_database_restart_under_load(own_postgres: OwnPostgres, tmp_path: Path) 
         for sid, text in before.items():
             r = server.client.post("/v1/documents", json={"source_id": sid, "text": text})
             assert r.status_code == 201, r.text
-        warm_up(server, ["Kdo převzal zásilku?", "Kdy dorazila zásilka před-3?"])
+        warm_up(server, ["Kdo převzal zásilku?", "Kdo převzal zásilku před-3?"])
         attempted: list[str] = []
 
         def request(client: httpx.Client, i: int, n: int) -> tuple[int, str]:
@@ -162,7 +162,7 @@ def test_database_restart_under_load(own_postgres: OwnPostgres, tmp_path: Path) 
         server.wait_ready(timeout=20)  # the same process: recovered without a restart
         stats = settle_pool(server)
         listed = server.client.get("/v1/documents", params={"limit": 1000}).json()["documents"]
-        after = server.client.post("/v1/ask", json={"question": "Kdy dorazila zásilka před-3?"})
+        after = server.client.post("/v1/ask", json={"question": "Kdo převzal zásilku před-3?"})
     finally:
         server.close()
 

@@ -97,7 +97,7 @@ def test_a_killed_embedded_postgres_is_restarted_without_restarting_the_service(
         restarted_pid = postmaster_pid(data_dir)
         restarts = server.services.monitor.health.restarts if server.services.monitor else 0
         listed = server.client.get("/v1/documents", params={"limit": 1000}).json()["documents"]
-        after = server.client.post("/v1/ask", json={"question": "Kdy dorazila zásilka před-3?"})
+        after = server.client.post("/v1/ask", json={"question": "Kdo převzal zásilku před-3?"})
     finally:
         stop_probing.set()
         server.close()
