@@ -30,6 +30,7 @@ from rag.relevance import FilterParams, Judgement, judge
 from rag.rerank import Reranker, rerank_order
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
+from rag.source import Source
 from rag.text import chunk_keys, normalize
 
 log = logging.getLogger(__name__)
@@ -59,26 +60,6 @@ class AnswerWriter(Protocol):
     def answer(
         self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
     ) -> str: ...
-
-
-@dataclass
-class Source:
-    source_id: str
-    document_id: int
-    chunk_id: int
-    title: str | None
-    text: str
-    evidence: dict[str, Any]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source_id": self.source_id,
-            "document_id": self.document_id,
-            "chunk_id": self.chunk_id,
-            "title": self.title,
-            "text": self.text,
-            "evidence": self.evidence,
-        }
 
 
 @dataclass
