@@ -133,19 +133,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     s = 0
     for m in _SENT_END.finditer(text):
         if _ends_sentence(m):
-            _add_span(text, s, m.start("gap"), out)
+            _add_trimmed(text, s, m.start("gap"), out)
             s = m.end()
-    _add_span(text, s, len(text), out)
+    _add_trimmed(text, s, len(text), out)
     return out
-
-
-def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start < end:
-        out.append((start, end))
 
 
 def _paragraphs(text: str) -> list[tuple[int, int]]:
