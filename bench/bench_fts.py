@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.db import Database
 from rag.ingest import Ingestor
+from rag.language.keys import unaccent
+from rag.language.question_keys import query_keys
 from rag.loaders import load_path
-from rag.question_keys import query_keys
 from rag.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_owner
-from rag.text import unaccent
 
 TS_RANK_KEYS = """
 SELECT d.source_id FROM chunks c JOIN documents d USING (owner_id, document_id)

@@ -1,4 +1,4 @@
-"""Throughput of rag.text.chunk_keys on Czech text, cold and warm, beside two baselines.
+"""Throughput of rag.language.keys.chunk_keys on Czech text, cold and warm, beside two baselines.
 
 Usage:
     python bench/bench_keys.py /work/shared/eval/ctkfacts/docs.jsonl [more.jsonl ...]
@@ -28,7 +28,7 @@ from pathlib import Path
 import simplemma
 from unidecode import unidecode
 
-from rag import text
+from rag.language import keys as text
 
 TARGET = 50_000  # tokens per second on one core
 
@@ -57,7 +57,7 @@ def prefix_only_keys(sample: str) -> str:
 
 
 def clear_caches() -> None:
-    """Empty rag.text's caches and simplemma's per-token cache (not its dictionaries)."""
+    """Empty rag.language.keys's caches and simplemma's per-token cache (not its dictionaries)."""
     for cached in (text._word, text._chunk_entries, text._unaccent_word, text._stopword_forms):
         cached.cache_clear()
     legacy = getattr(simplemma.lemmatizer, "_legacy_lemmatizer_for", None)

@@ -22,6 +22,7 @@ from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.filters import SearchFilter
 from rag.freshness import Standing, standing
+from rag.language.keys import chunk_keys, normalize
 from rag.llm import abstains
 from rag.metrics import record_retrieval
 from rag.profiles import fusion_settings, thresholds
@@ -31,7 +32,6 @@ from rag.rerank import Reranker, rerank_order
 from rag.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
 from rag.source import Source
-from rag.text import chunk_keys, normalize
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 The relevance filter (:mod:`rag.relevance`) asks whether the corpus speaks of a question; this
 stage asks whether one candidate's *evidence window* answers it. The window is the best run of
 1..``answer_window`` consecutive sentences of the chunk (the chunker's sentence splitter), the
-sentences' keys computed with the chunk's own key code (:func:`rag.text.search_keys`). Windows
+sentences' keys computed with the chunk's own key code (:func:`rag.language.keys.search_keys`). Windows
 are ranked by the checks they pass, then by the idf-weighted share of the question's content
 words they hold, then shorter and earlier first. The checks, all inside the window:
 
@@ -16,7 +16,7 @@ words they hold, then shorter and earlier first. The checks, all inside the wind
   vector is within ``paraphrase_max_distance`` (0: never);
 * answer type: the interrogative's expected type (``kolik`` → a number, ``kolik stojí`` → an
   amount, ``kdy`` → a date or time, ``kdo`` → a person, ...) must be met by a token of the window
-  (:mod:`rag.answer_types`), unless ``require_answer_type`` is off.
+  (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off.
 
 A chunk's sentences and their keys are cached per (text, language), so judging the same chunk
 again costs only the comparison.
@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rag.answer_types import (
+from rag.chunking import sentence_spans
+from rag.language.answer_types import (
     AnswerType,
     answer_token,
     answer_type,
@@ -42,9 +43,8 @@ from rag.answer_types import (
     looks_like_verb,
     sentence_classes,
 )
-from rag.chunking import sentence_spans
-from rag.question_keys import QueryKeys
-from rag.text import analyze, search_keys
+from rag.language.keys import analyze, search_keys
+from rag.language.question_keys import QueryKeys
 
 _SENTENCE_CACHE = 8192
 

@@ -109,8 +109,8 @@ def parse_filter(
 @fails_cleanly
 def keys_command(text: str, lang: str | None, as_json: bool) -> None:
     """Print the language, tokens and lemma / stem / prefix keys of TEXT (for debugging)."""
-    from rag.question_keys import query_keys
-    from rag.text import chunk_keys, detect_language
+    from rag.language.keys import chunk_keys, detect_language
+    from rag.language.question_keys import query_keys
 
     language = lang or detect_language(text)
     q = query_keys(text, language)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from rag.errors import InputError
-from rag.lemmas import LEMMA_LANGS, SUPPORTED_LANGS
+from rag.language.lemmas import LEMMA_LANGS, SUPPORTED_LANGS
 
 MAX_SOURCE_ID_CHARS = 2000
 MAX_TITLE_CHARS = 2000

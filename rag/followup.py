@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag.errors import LLMError
+from rag.language.keys import tokenize
+from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.logs import private
-from rag.question_keys import QueryKeys, QueryWord, query_keys
-from rag.text import tokenize
 
 if TYPE_CHECKING:
     from rag.answer import Engine, SearchResult

@@ -16,11 +16,11 @@ import numpy as np
 from rag.chunking import chunk_text
 from rag.embedders import Embedder
 from rag.errors import EmbedderError, InputError, RagError
+from rag.language.keys import chunk_keys, detect_language, normalize
 from rag.loaders import LoadedDocument
 from rag.settings import Settings
-from rag.text import chunk_keys, detect_language, normalize
 
-# Bump when rag.text or rag.lemmas changes what keys it produces: re-ingesting then re-keys
+# Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys
 # every document.
 KEYS_VERSION = 2
 

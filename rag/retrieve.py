@@ -33,7 +33,8 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError
 from rag.filters import SearchFilter
-from rag.question_keys import QueryKeys, query_keys
+from rag.language.keys import form_map_prefix, lemma_from_form_map_key
+from rag.language.question_keys import QueryKeys, query_keys
 from rag.retrieve_sql import (
     EMPTY_FTS,
     EMPTY_VEC,
@@ -49,7 +50,6 @@ from rag.retrieve_sql import (
     filter_clause,
 )
 from rag.settings import Settings
-from rag.text import form_map_prefix, lemma_from_form_map_key
 
 log = logging.getLogger(__name__)
 

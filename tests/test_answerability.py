@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer_types import is_frame, sentence_classes
 from rag.answerability import QuestionNeeds, assess, question_needs, sentences
-from rag.question_keys import query_keys
-from rag.text import analyze
+from rag.language.answer_types import is_frame, sentence_classes
+from rag.language.keys import analyze
+from rag.language.question_keys import query_keys
 
 
 def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 2) -> QuestionNeeds:

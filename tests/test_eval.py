@@ -23,8 +23,8 @@ from rag.embedders import make_embedder
 from rag.errors import ConfigError, CorruptInput
 from rag.eval_metrics import ranking, retrieval_metrics, score
 from rag.evaluate import Case, load_cases, load_questions
+from rag.language.question_keys import QueryKeys, QueryWord
 from rag.profiles import filter_params, write_profile
-from rag.question_keys import QueryKeys, QueryWord
 from rag.relevance import FilterParams
 from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings

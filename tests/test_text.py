@@ -13,11 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from unidecode import unidecode
 
-from rag import text
 from rag.errors import InputError
-from rag.lemmas import SUPPORTED_LANGS
-from rag.question_keys import query_keys
-from rag.text import (
+from rag.language import keys as text
+from rag.language.keys import (
     PREFIX_LEN,
     ChunkKeys,
     analyze,
@@ -29,6 +27,8 @@ from rag.text import (
     tokenize,
     unaccent,
 )
+from rag.language.lemmas import SUPPORTED_LANGS
+from rag.language.question_keys import query_keys
 
 BODY = r"[a-z0-9][a-z0-9._/+-]{0,59}"
 KEY_RE = re.compile(rf"^(?:[lsp]:{BODY}|m:{BODY}:{BODY})$")

@@ -1,4 +1,4 @@
-"""The keys of a question, from the same per-word analysis as a chunk's (:mod:`rag.text`).
+"""The keys of a question, from the same per-word analysis as a chunk's (:mod:`rag.language.keys`).
 
 A question's content words (stopwords and interrogatives removed) are searched by their lemma, stem
 and prefix keys; a word typed without diacritics may also reach an accented corpus word's lemma
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.lemmas import SUPPORTED_LANGS
-from rag.text import Token, analyze_question, detect_language, has_digit, search_keys
+from rag.language.keys import Token, analyze_question, detect_language, has_digit, search_keys
+from rag.language.lemmas import SUPPORTED_LANGS
 
 
 @dataclass(frozen=True, slots=True)

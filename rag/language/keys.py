@@ -15,10 +15,10 @@ most 60 characters, so it is safe inside a quoted tsvector lexeme and inside a L
 Tokens with digits (codes, numbers: "INV-2024-0042", "3,8") and overlong tokens are not
 lemmatized or stemmed: their lemma and stem are the body itself and they get no prefix.
 
-Lemmas and stems come from :mod:`rag.lemmas`, whose docstring gives the case handling before
+Lemmas and stems come from :mod:`rag.language.lemmas`, whose docstring gives the case handling before
 lemmatizing. At most two lemmas per word. Lemmatizing is the slow part, so each (word, language)
 is analysed once per process (``functools.lru_cache``). A question's keys are put together from the
-same analysis in :mod:`rag.question_keys`.
+same analysis in :mod:`rag.language.question_keys`.
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ import simplemma
 from unidecode import unidecode
 
 from rag.errors import InputError
-from rag.lemmas import (
+from rag.language.lemmas import (
     LEMMA_LANGS,
     SUPPORTED_LANGS,
     lemma_candidates,
     load_dictionaries,
     snowball_stem,
 )
-from rag.stopwords import STOPWORDS
+from rag.language.stopwords import STOPWORDS
 
 PREFIX_LEN = 4
 MAX_BODY = 60
@@ -225,7 +225,7 @@ def analyze_question(question: str, lang: str) -> list[Token]:
     """Analyse every word of a question, as :func:`analyze` does a chunk's.
 
     A lower-case word whose capitalized form lemmatizes to a proper noun gets that lemma too
-    (see :mod:`rag.lemmas`).
+    (see :mod:`rag.language.lemmas`).
     """
     return _analyze(question, lang, question=True)
 

@@ -1,6 +1,6 @@
 """Lemmas and stems of single words, through simplemma and Snowball.
 
-The words come back as the libraries give them; :mod:`rag.text` turns them into key bodies.
+The words come back as the libraries give them; :mod:`rag.language.keys` turns them into key bodies.
 
 Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real output):
 

@@ -14,7 +14,7 @@ durations (a number and a unit of time), names (a capitalized word inside the se
 all-caps one), places and persons (a name, or a cue lemma: "budova", "recepce"; "ředitel",
 "oddělení"). German capitalizes every noun, so there a capital letter proves nothing about names.
 
-Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.text`).
+Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.language.keys`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Literal
 
-from rag.text import stopword_forms, unaccent
+from rag.language.keys import stopword_forms, unaccent
 
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
@@ -370,7 +370,7 @@ def sentence_classes(
 
     Args:
         text: the sentence as written.
-        surfaces: its tokens as written (``rag.text.tokenize``).
+        surfaces: its tokens as written (``rag.language.keys.tokenize``).
         forms: the same tokens, unaccented.
         lemmas: the lemma bodies of its words.
         lang: the sentence's language.

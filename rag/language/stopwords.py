@@ -4,7 +4,7 @@ Only questions drop these words; chunks keep every word. A stopword is never a q
 content word, so it needs no prefix key and no form-map entry on the chunk side either.
 
 Lists are written as spelled (lower case, with diacritics) and compared after ``unaccent``
-(see ``rag.text``), so "Kdo", "KDO" and "kdo" or "jaký" and "jaky" are all the same stopword.
+(see ``rag.language.keys``), so "Kdo", "KDO" and "kdo" or "jaký" and "jaky" are all the same stopword.
 Because the comparison ignores diacritics, a word whose unaccented form is a common content
 word is left out on purpose: Czech "být" (unaccented "byt", a flat), "tom" (also the name Tom),
 English "may" (the month). Every case form of the interrogative pronouns is listed, because the
@@ -120,7 +120,7 @@ it its he she they them his her their i me my we us our you your there here
 many much please tell
 """
 
-# Spelled as written; rag.text compares them after unaccent().
+# Spelled as written; rag.language.keys compares them after unaccent().
 STOPWORDS: dict[str, frozenset[str]] = {
     lang: frozenset(words.split())
     for lang, words in {
