@@ -19,9 +19,9 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.db import Database
-from rag.embed_lock import QueryFirstLock
 from rag.embed_queue import EmbedWorker, drain, embedding_status, queued
 from rag.embedders import FakeEmbedder, Kind
+from rag.embedders.lock import QueryFirstLock
 from rag.errors import EmbedderError
 from rag.ingest import Ingestor
 from rag.loaders import LoadedDocument

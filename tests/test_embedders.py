@@ -537,8 +537,8 @@ def test_http_empty_input_sends_nothing(server: LoopbackServer) -> None:
 
 
 def test_embed_cache_returns_the_inner_vectors_and_skips_known_texts(tmp_path: Path) -> None:
-    from rag.embed_cache import CachedEmbedder
     from rag.embedders import FakeEmbedder
+    from rag.embedders.cache import CachedEmbedder
 
     calls: list[int] = []
 
