@@ -25,10 +25,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.db import Database
-from rag.ingest import Ingestor
+from rag.ingest.loaders import load_path
+from rag.ingest.writer import Ingestor
 from rag.language.keys import unaccent
 from rag.language.question_keys import query_keys
-from rag.loaders import load_path
 from rag.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_owner

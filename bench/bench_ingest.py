@@ -31,9 +31,9 @@ from psycopg import sql
 from rag.answer import Engine
 from rag.db import Database, database_url
 from rag.embedders import make_embedder
-from rag.ingest import Ingestor
-from rag.loaders import load_path
-from rag.prepare import PreparedDocument, prepare
+from rag.ingest.loaders import load_path
+from rag.ingest.prepare import PreparedDocument, prepare
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "rag" / "sample"

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_scale import documents, sentences
 from rag.db import Database
-from rag.ingest import Ingestor
-from rag.prepare import prepare
+from rag.ingest.prepare import prepare
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 
 TRIGGERS = ("chunks_top_added", "chunks_top_removed")

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rag.answer import Engine
 from rag.api import create_app
 from rag.db import Database
-from rag.embed_queue import drain
 from rag.embedders import make_embedder
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.embed_queue import drain
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.relevance import judge
 from rag.retrieve import retrieve
 from rag.settings import Settings

@@ -37,11 +37,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.answer import Engine
-from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import FakeEmbedder
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.chunking import split_sentences
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.relevance import FilterParams
 from rag.retrieve import retrieve
 from rag.settings import Settings
@@ -142,7 +142,7 @@ def synth_load(
     have: int,
 ) -> int:
     """Chunks made in SQL from per-sentence keys and vectors (Python prepares each sentence once)."""
-    from rag.prepare import prepare
+    from rag.ingest.prepare import prepare
     from rag.store import ensure_owner
 
     with db.connection() as conn:

@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 import psycopg
 
-from rag.chunking import split_sentences
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.filters import SearchFilter
-from rag.freshness import Standing, standing
+from rag.ingest.chunking import split_sentences
+from rag.ingest.freshness import Standing, standing
 from rag.language.keys import chunk_keys, normalize
 from rag.llm import abstains
 from rag.metrics import record_retrieval

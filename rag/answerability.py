@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rag.chunking import sentence_spans
+from rag.ingest.chunking import sentence_spans
 from rag.language.answer_types import (
     AnswerType,
     answer_token,

@@ -55,8 +55,8 @@ from rag.api_schemas import SearchIn
 from rag.api_services import Services
 from rag.auth import Caller, bearer_token
 from rag.db import Database
-from rag.embed_queue import embedding_status
 from rag.embedders import Embedder, make_embedder
+from rag.ingest.embed_queue import embedding_status
 from rag.llm import make_llm
 from rag.rerank import Reranker, make_reranker
 from rag.settings import Settings

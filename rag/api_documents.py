@@ -36,7 +36,8 @@ from rag.api_problems import V1_ERRORS, field_error, msgspec_field, problem_resp
 from rag.api_schemas import DocumentIn
 from rag.api_services import Services
 from rag.auth import Caller
-from rag.document_fields import (
+from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
+from rag.ingest.document_fields import (
     MAX_SOURCE_ID_CHARS,
     MAX_TITLE_CHARS,
     InvalidField,
@@ -45,9 +46,8 @@ from rag.document_fields import (
     check_source_id,
     check_title,
 )
-from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
-from rag.formats import ExtractLimits, clean_text
-from rag.loaders import LoadedDocument, LoadFailure, load_bytes
+from rag.ingest.formats import ExtractLimits, clean_text
+from rag.ingest.loaders import LoadedDocument, LoadFailure, load_bytes
 from rag.settings import Settings
 from rag.store import delete_document, document_id, get_document, list_documents
 

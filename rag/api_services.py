@@ -7,16 +7,17 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rag import bulk_load, metrics
+from rag import metrics
 from rag.answer import AnswerWriter, Engine
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
-from rag.embed_queue import EmbedWorker, queue_depth
 from rag.embedders import Embedder
 from rag.followup import Completer
-from rag.ingest import Ingestor, IngestSummary
-from rag.loaders import LoadedDocument, LoadFailure
+from rag.ingest import bulk_load
+from rag.ingest.embed_queue import EmbedWorker, queue_depth
+from rag.ingest.loaders import LoadedDocument, LoadFailure
+from rag.ingest.writer import Ingestor, IngestSummary
 from rag.relations import Thresholds
 from rag.rerank import Reranker
 from rag.settings import Settings
@@ -76,7 +77,7 @@ class Services:
         with self.db.connection() as conn:
             if self.embedder is not None:
                 ensure_vector_index(conn, self.embedder.model_id, self.embedder.dim)
-            # an interrupted bulk load's indexes (rag.bulk_load)
+            # an interrupted bulk load's indexes (rag.ingest.bulk_load)
             bulk_load.rebuild(conn)
             conn.commit()
         self.params = Engine(

@@ -166,9 +166,9 @@ def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, *, wait: boo
     from tqdm import tqdm
 
     from rag.errors import InputError
-    from rag.formats import ExtractLimits
-    from rag.ingest import Ingestor
-    from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
+    from rag.ingest.formats import ExtractLimits
+    from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
+    from rag.ingest.writer import Ingestor
 
     settings = app.settings
     limits = ExtractLimits.of(settings)

@@ -24,7 +24,7 @@ def drain_with_progress(
     """Embed the owner's queue with a progress bar (its ETA is the time left)."""
     from tqdm import tqdm
 
-    from rag.embed_queue import drain, queued
+    from rag.ingest.embed_queue import drain, queued
 
     total = queued(app.db, owner_id)
     with tqdm(
@@ -94,8 +94,8 @@ def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
     from tqdm import tqdm
 
     from rag.errors import ConfigError
-    from rag.reindex import count_pending
-    from rag.reindex import reindex as run
+    from rag.ingest.reindex import count_pending
+    from rag.ingest.reindex import reindex as run
 
     if app.embedder is None:
         raise ConfigError("no embedder configured (RAG_EMBEDDER=none)")
@@ -131,7 +131,7 @@ def stats(app: App, owner: str, as_json: bool) -> None:
     """Documents, chunks, unembedded chunks and embedding models of the owner."""
     from dataclasses import asdict
 
-    from rag.embed_queue import embedding_status
+    from rag.ingest.embed_queue import embedding_status
     from rag.store import owner_stats
 
     owner_id = app.owner_id(owner)

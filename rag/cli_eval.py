@@ -112,8 +112,8 @@ def refuse_half_embedded(app: App, owner: str, owner_id: int) -> None:
     Raises:
         NotReady: the owner's embedding queue is not empty.
     """
-    from rag.embed_queue import queued
     from rag.errors import NotReady
+    from rag.ingest.embed_queue import queued
 
     if app.embedder is None:
         return  # full text only: vectors are not part of what is measured

@@ -45,9 +45,9 @@ from rag.answer import Engine
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, EmbedderError, InputError
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
-from rag.prepare import KEYS_VERSION
+from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
+from rag.ingest.prepare import KEYS_VERSION
+from rag.ingest.writer import Ingestor
 from rag.retrieve import Retrieval
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
@@ -297,7 +297,7 @@ def prepare_owner(
     if summary.failed:
         raise InputError(f"evaluation corpus: {summary.failures[0]['error']}")
     if embedder is not None and summary.unembedded:
-        from rag.reindex import reindex
+        from rag.ingest.reindex import reindex
 
         result = reindex(db, embedder, ingestor.owner_id, batch=settings.embed_batch)
         if result.failed:

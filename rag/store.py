@@ -23,7 +23,7 @@ RETURNING owner_id
 """
 FIND_OWNER = "SELECT owner_id FROM owners WHERE name = %(name)s"
 
-# A document's standing (rag.freshness): superseded (another document's metadata.supersedes names
+# A document's standing (rag.ingest.freshness): superseded (another document's metadata.supersedes names
 # its source_id), stale (its metadata.status) or fresh. The probe uses migration 007's index.
 STANDING_COLUMNS = """
        CASE WHEN sup.source_id IS NOT NULL THEN 'superseded'

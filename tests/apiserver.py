@@ -23,8 +23,8 @@ from rag.api_problems import PROBLEM_BASE
 from rag.api_services import Services
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
-from rag.ingest import Ingestor
-from rag.loaders import iter_paths, load_path, rebased
+from rag.ingest.loaders import iter_paths, load_path, rebased
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER
 from tests.conftest import create_database

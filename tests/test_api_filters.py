@@ -23,8 +23,8 @@ from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import InputError
 from rag.filters import SearchFilter
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.store import DEFAULT_OWNER
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 

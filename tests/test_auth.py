@@ -34,8 +34,8 @@ from rag.cli import cli
 from rag.cli_serve import check_exposure, is_loopback
 from rag.db import Database, migrate
 from rag.errors import ConfigError, NotFound
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import delete_document, ensure_owner
 from tests.conftest import create_database

@@ -9,10 +9,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from rag import bulk_load, ingest
 from rag.db import Database, migrate
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest import bulk_load
+from rag.ingest import writer as ingest
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from tests.test_ingest import recount, stats
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from rag.chunking import Chunk, chunk_text, split_sentences
 from rag.errors import ConfigError
+from rag.ingest.chunking import Chunk, chunk_text, split_sentences
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 

@@ -19,12 +19,12 @@ from click.testing import CliRunner
 
 from rag.cli import cli
 from rag.db import Database
-from rag.embed_queue import EmbedWorker, drain, embedding_status, queued
 from rag.embedders import FakeEmbedder, Kind
 from rag.embedders.lock import QueryFirstLock
 from rag.errors import EmbedderError
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.embed_queue import EmbedWorker, drain, embedding_status, queued
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import owner_stats
 from tests.apiserver import LiveServer, api_settings, new_database
@@ -217,7 +217,7 @@ KILLED_WORKER = """
 import sys, time
 from pathlib import Path
 from rag.db import Database
-from rag.embed_queue import drain
+from rag.ingest.embed_queue import drain
 from rag.embedders import FakeEmbedder
 from rag.settings import Settings
 

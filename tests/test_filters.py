@@ -17,8 +17,8 @@ from rag.answer import Engine
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.filters import SearchFilter
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import find_owner
 from tests.test_hybrid import WORDS_ONLY

@@ -19,10 +19,10 @@ from rag.answer import NOT_FOUND, Engine
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError, InputError
-from rag.ingest import Ingestor
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.llm import ChatLLM
-from rag.loaders import LoadedDocument
 from rag.relevance import FilterParams, idf, judge
 from rag.retrieve import Candidate, Retrieval
 from rag.settings import Settings

@@ -11,14 +11,14 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from rag.chunking import chunk_text
 from rag.cli import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument, iter_paths, load_path
-from rag.reindex import reindex
+from rag.ingest.chunking import chunk_text
+from rag.ingest.loaders import LoadedDocument, iter_paths, load_path
+from rag.ingest.reindex import reindex
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import delete_document, find_owner
 

@@ -14,8 +14,8 @@ import pytest
 
 from rag.answer import Engine
 from rag.db import Database
-from rag.ingest import Ingestor
-from rag.loaders import LoadedDocument
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.settings import Settings
 from rag.store import find_owner
 

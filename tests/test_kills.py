@@ -21,7 +21,7 @@ import pytest
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 
 REPO = Path(__file__).resolve().parent.parent
-LOCK_CLASS = 721653  # rag.ingest.LOCK_OWNER
+LOCK_CLASS = 721653  # rag.ingest.writer.LOCK_OWNER
 
 
 def sessions(url: str, app: str) -> list[int]:

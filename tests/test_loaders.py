@@ -22,8 +22,8 @@ from rag.errors import (
     TooLarge,
     UnsupportedFormat,
 )
-from rag.formats import SUPPORTED_SUFFIXES, clean_text
-from rag.loaders import (
+from rag.ingest.formats import SUPPORTED_SUFFIXES, clean_text
+from rag.ingest.loaders import (
     LoadedDocument,
     LoadFailure,
     iter_paths,

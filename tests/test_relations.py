@@ -19,9 +19,9 @@ from rag.embedders import make_embedder
 from rag.errors import ConfigError, InputError
 from rag.eval_metrics import score
 from rag.evaluate import Case, check_gold, external_set, map_gold, split_of, split_set
-from rag.ingest import Ingestor
+from rag.ingest.loaders import LoadedDocument
+from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys
-from rag.loaders import LoadedDocument
 from rag.profiles import thresholds, write_profile
 from rag.relation_fit import Group, fit
 from rag.relations import Thresholds, is_relation_key, pair, relation

@@ -166,7 +166,7 @@ def test_documents_list_shows_the_standing(url: str, tmp_path: Path, service: Li
 def test_the_supersedes_lookup_uses_its_index(url: str, tmp_path: Path) -> None:
     import psycopg
 
-    from rag.freshness import STANDING
+    from rag.ingest.freshness import STANDING
 
     with psycopg.connect(url) as conn:
         conn.execute("SET enable_seqscan = off")

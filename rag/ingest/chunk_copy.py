@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import psycopg
 
-from rag.prepare import PreparedDocument
+from rag.ingest.prepare import PreparedDocument
 
 # Straight into chunks, in text format: the server parses the keys' tsvector literal itself
 # (there is no binary tsvector writer on this side), and skipping a staging table saves writing

@@ -1,7 +1,7 @@
 """Files and uploads to documents: text with paragraphs separated by blank lines.
 
 A file's format comes from its suffix, else from its first bytes; its title and text come from
-:mod:`rag.formats`. A JSONL file holds one document per line: ``{"id", "text", "title"?, "lang"?,
+:mod:`rag.ingest.formats`. A JSONL file holds one document per line: ``{"id", "text", "title"?, "lang"?,
 "metadata"?}``.
 
 Bad input never raises here. It comes back as a :class:`LoadFailure` whose error (an
@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from rag.document_fields import InvalidField, check_lang, check_metadata, check_source_id
 from rag.errors import (
     ConfigError,
     CorruptInput,
@@ -30,7 +29,15 @@ from rag.errors import (
     InputError,
     TooLarge,
 )
-from rag.formats import DEFAULT_LIMITS, FORMATS, ExtractLimits, clean_text, detect_format, extract
+from rag.ingest.document_fields import InvalidField, check_lang, check_metadata, check_source_id
+from rag.ingest.formats import (
+    DEFAULT_LIMITS,
+    FORMATS,
+    ExtractLimits,
+    clean_text,
+    detect_format,
+    extract,
+)
 
 _SNIFF_BYTES = 4096
 

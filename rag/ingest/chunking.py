@@ -7,7 +7,7 @@ the first repeats the whole trailing sentences (at most ``overlap`` characters) 
 
 Sizes are measured on the original text, where a run of whitespace counts in full; the chunk's
 text, whose whitespace is collapsed, is therefore never longer than ``size``. Text from
-:mod:`rag.loaders` has its whitespace collapsed already, so the two lengths agree there.
+:mod:`rag.ingest.loaders` has its whitespace collapsed already, so the two lengths agree there.
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def _cut_at_whitespace(text: str, start: int, limit: int) -> tuple[int, int]:
 
 def _normalize(span: str) -> str:
     """Collapse whitespace; a blank line becomes exactly one ``"\\n\\n"``."""
-    # Most spans (all of rag.loaders' text) are collapsed already, and checking is several times
+    # Most spans (all of rag.ingest.loaders' text) are collapsed already, and checking is several times
     # cheaper than rebuilding. isprintable() is False for all whitespace but the ASCII space.
     if (
         "  " not in span

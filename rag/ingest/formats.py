@@ -4,7 +4,7 @@ Each format goes through a well-kept library: pypdf (PDF), python-docx (DOCX), B
 (HTML); txt and md are decoded as UTF-8 (a BOM is stripped, UTF-16 with a BOM is accepted), and a
 Markdown file's title is its front matter's ``title:`` or its first heading. Every extracted text
 goes through :func:`clean_text`. Bad input raises an :class:`~rag.errors.InputError` whose message
-is one line naming the file; :mod:`rag.loaders` turns it into a failure of that file.
+is one line naming the file; :mod:`rag.ingest.loaders` turns it into a failure of that file.
 """
 
 from __future__ import annotations

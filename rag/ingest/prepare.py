@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.chunking import chunk_text
 from rag.embedders import Embedder
 from rag.errors import EmbedderError, InputError, RagError
+from rag.ingest.chunking import chunk_text
+from rag.ingest.loaders import LoadedDocument
 from rag.language.keys import chunk_keys, detect_language, normalize
-from rag.loaders import LoadedDocument
 from rag.settings import Settings
 
 # Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys

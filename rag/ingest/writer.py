@@ -8,7 +8,7 @@ same transaction.
 
 By default (``embed_now=False``, what ``rag ingest`` and ``POST /v1/documents`` do) nothing is
 embedded here: the chunks are committed without vectors, searchable by words at once, and wait in
-the embedding queue (rag.embed_queue) for ``rag serve``'s worker or ``rag embed``. With
+the embedding queue (rag.ingest.embed_queue) for ``rag serve``'s worker or ``rag embed``. With
 ``embed_now`` the vectors are computed before the transaction opens, so a slow model never holds
 locks; when the embedder fails, the document is stored anyway with its chunks queued.
 """
@@ -29,20 +29,20 @@ from typing import Any
 
 import psycopg
 
-from rag import bulk_load
-from rag.chunk_copy import copy_chunks
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import DatabaseUnavailable, RagError
-from rag.loaders import LoadedDocument, LoadFailure
-from rag.prepare import (
+from rag.ingest import bulk_load
+from rag.ingest.chunk_copy import copy_chunks
+from rag.ingest.loaders import LoadedDocument, LoadFailure
+from rag.ingest.prepare import (
     PreparedDocument,
     embed_chunks,
     prepare_or_error,
 )
+from rag.ingest.worker_processes import worker_start
 from rag.settings import Settings
 from rag.store import ensure_owner, ensure_vector_index
-from rag.worker_processes import worker_start
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class Ingestor:
             creates it once at start, as a role that may.
         embed_now: embed before writing instead of leaving the chunks queued.
         bulk_after: once this run has written this many chunks (0: never), go on in bulk mode
-            if the run is most of the table (rag.bulk_load): the GIN indexes are dropped and
+            if the run is most of the table (rag.ingest.bulk_load): the GIN indexes are dropped and
             built again when the run ends.
         """
         self.db = db
