@@ -29,7 +29,7 @@ from rag.ingest.loaders import load_path
 from rag.ingest.writer import Ingestor
 from rag.language.keys import unaccent
 from rag.language.question_keys import query_keys
-from rag.retrieve import retrieve
+from rag.search.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_owner
 

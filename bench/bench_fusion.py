@@ -5,8 +5,8 @@
 Tunes on dev questions, reports on test questions: ctkfacts has dev and test files; the xquad
 sets have one file each, split by their gold paragraph (sha1 of its id, even: dev, odd: test),
 so that no paragraph's questions are in both halves. Each set is retrieved once per split with
-lists of the grid's deepest depth; every setting of :func:`rag.fusion.grid` is scored by fusing
-those lists again (:func:`rag.fusion.fuse`, the SQL's arithmetic). Prints hit@1, hit@5 and
+lists of the grid's deepest depth; every setting of :func:`rag.search.fusion.grid` is scored by fusing
+those lists again (:func:`rag.search.fusion.fuse`, the SQL's arithmetic). Prints hit@1, hit@5 and
 MRR@10 of full text, vector, the settings' fusion and the chosen one on dev and test; with
 --write, stores the chosen setting as the "fusion" section of the model's shipped profile.
 """
@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.evaluate import Case, external_set, prepare_owner
-from rag.fusion import Fusion, SetScores, choose, fuse, grid, metrics, single
-from rag.profiles import SHIPPED_DIR, slug
-from rag.retrieve import retrieve
+from rag.search.fusion import Fusion, SetScores, choose, fuse, grid, metrics, single
+from rag.search.profiles import SHIPPED_DIR, slug
+from rag.search.retrieve import retrieve
 from rag.settings import Settings
 
 DEPTH = 50

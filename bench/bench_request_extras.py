@@ -36,8 +36,8 @@ from rag.embedders import make_embedder
 from rag.ingest.embed_queue import drain
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
-from rag.relevance import judge
-from rag.retrieve import retrieve
+from rag.search.relevance import judge
+from rag.search.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_owner
 

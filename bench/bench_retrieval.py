@@ -35,13 +35,13 @@ from pathlib import Path
 import numpy as np
 
 from rag.answer import Engine
-from rag.answerability import sentences
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval_metrics import retrieval_metrics, score
 from rag.evaluate import external_set, prepare_owner
-from rag.relevance import FilterParams, judge
-from rag.retrieve import Retrieval, retrieve
+from rag.search.answerability import sentences
+from rag.search.relevance import FilterParams, judge
+from rag.search.retrieve import Retrieval, retrieve
 from rag.settings import Settings
 
 

@@ -42,8 +42,8 @@ from rag.embedders import FakeEmbedder
 from rag.ingest.chunking import split_sentences
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
-from rag.relevance import FilterParams
-from rag.retrieve import retrieve
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import retrieve
 from rag.settings import Settings
 from rag.store import ensure_vector_index, find_owner, vector_index_name
 

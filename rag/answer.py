@@ -19,17 +19,17 @@ import psycopg
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
-from rag.filters import SearchFilter
 from rag.ingest.chunking import split_sentences
 from rag.ingest.freshness import Standing, standing
 from rag.language.keys import chunk_keys, normalize
 from rag.llm import abstains
 from rag.metrics import record_retrieval
-from rag.profiles import fusion_settings, thresholds
-from rag.relations import MAX_DISTANCE, Thresholds, reference_distance
-from rag.relevance import FilterParams, Judgement, judge
-from rag.rerank import Reranker, rerank_order
-from rag.retrieve import Candidate, Mode, Retrieval, retrieve
+from rag.search.filters import SearchFilter
+from rag.search.profiles import fusion_settings, thresholds
+from rag.search.relations import MAX_DISTANCE, Thresholds, reference_distance
+from rag.search.relevance import FilterParams, Judgement, judge
+from rag.search.rerank import Reranker, rerank_order
+from rag.search.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
 from rag.source import Source
 
@@ -68,7 +68,7 @@ class Hit:
     judgement: Judgement
     # the vector retriever ran, but this chunk has no vector of the model yet (still queued)
     vector_pending: bool = False
-    thresholds: str = "same"  # the threshold set that judged it (rag.relations)
+    thresholds: str = "same"  # the threshold set that judged it (rag.search.relations)
     standing: Standing | None = None  # stale (superseded hits never get this far)
     rerank_score: float | None = None
 
@@ -161,7 +161,7 @@ def evidence(
     """What admitted (or would have admitted) a candidate, for humans and for evaluation.
 
     ``vector_pending``: the chunk has no vector of the model yet, so only the word rules could
-    judge it; the evidence says so. ``thresholds``: the set that judged it (rag.relations).
+    judge it; the evidence says so. ``thresholds``: the set that judged it (rag.search.relations).
     """
     found = {"fts_rank": c.fts_rank, "vector_rank": c.vector_rank, **j.as_dict()}
     found["thresholds"] = thresholds
@@ -189,7 +189,7 @@ def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], 
 
 
 def relative(r: Retrieval, contrast: float) -> Retrieval:
-    """``r`` with distances judged relative to the question's neighbourhood (rag.relations)."""
+    """``r`` with distances judged relative to the question's neighbourhood (rag.search.relations)."""
     if not contrast:
         return r
     reference = reference_distance(
@@ -258,7 +258,7 @@ class Engine:
 
         The question's language relation to the owner's documents picks the threshold set
         (``params`` overrides it for every question). ``filters`` narrows both retrievers to the
-        documents it admits (:mod:`rag.filters`). Candidates of superseded documents are left out
+        documents it admits (:mod:`rag.search.filters`). Candidates of superseded documents are left out
         (listed in ``hidden``), the reranker (if any) re-orders the top ones, and candidates of
         stale documents follow the fresh ones.
         """

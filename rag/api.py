@@ -58,7 +58,7 @@ from rag.db import Database
 from rag.embedders import Embedder, make_embedder
 from rag.ingest.embed_queue import embedding_status
 from rag.llm import make_llm
-from rag.rerank import Reranker, make_reranker
+from rag.search.rerank import Reranker, make_reranker
 from rag.settings import Settings
 from rag.store import owner_stats
 

@@ -49,10 +49,10 @@ from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import InputError, LLMError
-from rag.filters import SearchFilter
 from rag.followup import Rewrite, search_followup, useful_history
 from rag.llm import AbstentionGate
 from rag.logs import request_id
+from rag.search.filters import SearchFilter
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 ``filter`` (search, ask, chat) narrows retrieval to documents by metadata:
 ``{"source_prefix", "metadata", "date_from", "date_to", "lang"}``, checked by
-:meth:`rag.filters.SearchFilter.from_mapping`.
+:meth:`rag.search.filters.SearchFilter.from_mapping`.
 """
 
 from __future__ import annotations

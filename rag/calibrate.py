@@ -2,7 +2,7 @@
 
 Every question is retrieved once (``rag.evaluate.retrieve_all``); a parameter set only re-judges.
 The word-side knobs (``rare_df``, ``rare_min_chunks``, ``coverage_mode``, ``prefix_credit``)
-decide each candidate's coverage and support, which come from ``rag.relevance.judge`` itself, once
+decide each candidate's coverage and support, which come from ``rag.search.relevance.judge`` itself, once
 per distinct combination. The thresholds then only compare numbers, so they are swept with arrays.
 For fixed other knobs a candidate passes from a distance threshold ``T`` on: ``-inf`` when its
 words or its supported vector admit it anyway, its distance when it is within the margin, ``inf``
@@ -40,8 +40,8 @@ import numpy as np
 from rag.errors import ConfigError, InputError
 from rag.eval_metrics import Figures
 from rag.evaluate import Case
-from rag.relevance import FilterParams
-from rag.retrieve import Retrieval
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Retrieval
 from rag.sweep import (
     FOLDS,
     MODES,

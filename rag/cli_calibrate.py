@@ -129,8 +129,8 @@ def calibrate(
     from rag import calibrate as cal
     from rag import relation_fit as rf
     from rag.errors import ConfigError, InputError
-    from rag.profiles import read_profile, relation_entries, slug, thresholds, write_profile
-    from rag.relations import OTHER, SAME, Thresholds, is_relation_key
+    from rag.search.profiles import read_profile, relation_entries, slug, thresholds, write_profile
+    from rag.search.relations import OTHER, SAME, Thresholds, is_relation_key
 
     if app.embedder is None:
         raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")

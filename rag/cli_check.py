@@ -35,7 +35,7 @@ def check(
     language relation's cases that are both answerable and not_found."""
     from rag.errors import InputError
     from rag.eval_metrics import Figures, score
-    from rag.profiles import read_profile
+    from rag.search.profiles import read_profile
 
     evalset, engine, owner, everything = prepare_set(
         app, opts, use_profile=True, progress=not as_json

@@ -134,7 +134,7 @@ def prepare_set(
     from rag.answer import Engine
     from rag.errors import InputError
     from rag.evaluate import prepare_owner, retrieve_all
-    from rag.relevance import FilterParams
+    from rag.search.relevance import FilterParams
 
     evalset = evalset_from(
         opts["set_path"],

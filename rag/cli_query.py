@@ -28,7 +28,7 @@ def engine(app: App) -> Any:
     """The answering pipeline with this invocation's database, embedder, LLM and reranker."""
     from rag.answer import Engine
     from rag.llm import make_llm
-    from rag.rerank import make_reranker
+    from rag.search.rerank import make_reranker
 
     return Engine(
         app.db,
@@ -79,7 +79,7 @@ def parse_filter(
         InputError: a malformed KEY=VALUE, a bad date or any check of SearchFilter.from_mapping.
     """
     from rag.errors import InputError
-    from rag.filters import SearchFilter
+    from rag.search.filters import SearchFilter
 
     pairs: dict[str, Any] = {}
     for item in meta:

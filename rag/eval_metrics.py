@@ -17,9 +17,9 @@ from typing import Any
 
 from rag.answer import Engine, Hit, SearchResult, judged
 from rag.evaluate import Case
-from rag.relations import Thresholds
-from rag.relevance import FilterParams
-from rag.retrieve import Retrieval
+from rag.search.relations import Thresholds
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Retrieval
 
 MODES = ("fts", "vector", "hybrid")
 MRR_DEPTH = 10
@@ -55,7 +55,7 @@ class CaseResult:
     outcome: str  # recalled | wrong_sources | refused | refused_correctly | false_answer
     evidence: list[dict[str, Any]] = field(default_factory=list)
     lang: str = ""  # the question's detected language
-    relation: str = "same"  # its language relation to the corpus (rag.relations)
+    relation: str = "same"  # its language relation to the corpus (rag.search.relations)
     thresholds: str = "same"  # the threshold set that judged it
 
     @property

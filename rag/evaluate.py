@@ -48,7 +48,7 @@ from rag.errors import CorruptInput, EmbedderError, InputError
 from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 from rag.ingest.prepare import KEYS_VERSION
 from rag.ingest.writer import Ingestor
-from rag.retrieve import Retrieval
+from rag.search.retrieve import Retrieval
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
 

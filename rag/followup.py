@@ -29,7 +29,7 @@ from rag.logs import private
 
 if TYPE_CHECKING:
     from rag.answer import Engine, SearchResult
-    from rag.filters import SearchFilter
+    from rag.search.filters import SearchFilter
 
 log = logging.getLogger(__name__)
 

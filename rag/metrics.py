@@ -69,7 +69,7 @@ DEGRADED = Counter(
 
 
 def record_retrieval(timings_ms: Mapping[str, float]) -> None:
-    """One question's stage timings, as :class:`rag.retrieve.Retrieval` measures them (ms)."""
+    """One question's stage timings, as :class:`rag.search.retrieve.Retrieval` measures them (ms)."""
     for stage, ms in timings_ms.items():
         RETRIEVAL_STAGE.labels(stage).observe(ms / 1000)
 

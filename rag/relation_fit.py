@@ -1,13 +1,13 @@
 """Calibration per language relation: the sweep and selection of :mod:`rag.calibrate`, run once on
 each relation's cases, and the profile entries that record the outcome.
 
-The cases of a set group by their question's relation to the corpus (:mod:`rag.relations`):
+The cases of a set group by their question's relation to the corpus (:mod:`rag.search.relations`):
 Czech questions over the Czech sample are ``same``, English and Slovak ones ``other``. Each group
 with both answerable and not_found cases gets its own sweep, selection and held-out figures; a
 group without both keeps the set the profile in force has for it.
 
 An other-language group is swept once per :data:`CONTRASTS` value (distances judged relative to
-the question's neighbourhood, see :mod:`rag.relations`), the sweep itself unchanged: its cases'
+the question's neighbourhood, see :mod:`rag.search.relations`), the sweep itself unchanged: its cases'
 retrievals are shifted first. The contrast whose selection recalls most wins; ties go to fewer
 false answers, then to the smaller contrast.
 """
@@ -23,9 +23,9 @@ from rag import calibrate as cal
 from rag.answer import Engine, relative
 from rag.eval_metrics import Report, retrieval_metrics, score
 from rag.evaluate import Case
-from rag.relations import OTHER, SAME, relation
-from rag.relevance import FilterParams
-from rag.retrieve import Retrieval
+from rag.search.relations import OTHER, SAME, relation
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Retrieval
 from rag.sweep import Grid, Sweep
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from rag.answer import MAX_SOURCES
 from rag.eval_metrics import Figures
 from rag.evaluate import Case
-from rag.relevance import FilterParams, judge
-from rag.retrieve import Retrieval
+from rag.search.relevance import FilterParams, judge
+from rag.search.retrieve import Retrieval
 
 DISTANCE_STEP = 0.0025
 MAX_DISTANCES = 400

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answerability import QuestionNeeds, assess, question_needs, sentences
 from rag.language.answer_types import is_frame, sentence_classes
 from rag.language.keys import analyze
 from rag.language.question_keys import query_keys
+from rag.search.answerability import QuestionNeeds, assess, question_needs, sentences
 
 
 def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 2) -> QuestionNeeds:

@@ -22,9 +22,9 @@ from rag.cli_query import parse_filter
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import InputError
-from rag.filters import SearchFilter
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
+from rag.search.filters import SearchFilter
 from rag.store import DEFAULT_OWNER
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 

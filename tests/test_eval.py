@@ -24,9 +24,9 @@ from rag.errors import ConfigError, CorruptInput
 from rag.eval_metrics import ranking, retrieval_metrics, score
 from rag.evaluate import Case, load_cases, load_questions
 from rag.language.question_keys import QueryKeys, QueryWord
-from rag.profiles import filter_params, write_profile
-from rag.relevance import FilterParams
-from rag.retrieve import Candidate, Retrieval
+from rag.search.profiles import filter_params, write_profile
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 from rag.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
 

@@ -16,9 +16,9 @@ import pytest
 from rag.answer import Engine
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
-from rag.filters import SearchFilter
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
+from rag.search.filters import SearchFilter
 from rag.settings import Settings
 from rag.store import find_owner
 from tests.test_hybrid import WORDS_ONLY

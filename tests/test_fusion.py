@@ -11,8 +11,8 @@ from rag.answer import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError
-from rag.fusion import Fusion, SetScores, choose, fuse
-from rag.retrieve import retrieve
+from rag.search.fusion import Fusion, SetScores, choose, fuse
+from rag.search.retrieve import retrieve
 from rag.settings import Settings
 from tests.test_hybrid import LONG_DOCS, RECORD, load
 

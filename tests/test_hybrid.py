@@ -23,8 +23,8 @@ from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.llm import ChatLLM
-from rag.relevance import FilterParams, idf, judge
-from rag.retrieve import Candidate, Retrieval
+from rag.search.relevance import FilterParams, idf, judge
+from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 from rag.store import find_owner
 from tests.fakellm import FakeLLM

@@ -32,7 +32,7 @@ from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval_metrics import Figures, Report, retrieval_metrics, score
 from rag.evaluate import prepare_owner, regression_set, retrieve_all
-from rag.profiles import SHIPPED_DIR, slug
+from rag.search.profiles import SHIPPED_DIR, slug
 from rag.settings import Settings
 
 # The same floors as `rag calibrate --check`, so the CI gate and the command cannot drift apart.

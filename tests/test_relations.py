@@ -22,11 +22,11 @@ from rag.evaluate import Case, check_gold, external_set, map_gold, split_of, spl
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys
-from rag.profiles import thresholds, write_profile
 from rag.relation_fit import Group, fit
-from rag.relations import Thresholds, is_relation_key, pair, relation
-from rag.relevance import FilterParams
-from rag.retrieve import Candidate, Retrieval
+from rag.search.profiles import thresholds, write_profile
+from rag.search.relations import Thresholds, is_relation_key, pair, relation
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 from rag.sweep import Grid
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from rag.errors import ConfigError
-from rag.profiles import filter_params
-from rag.rerank import CrossEncoderReranker, make_reranker, pipeline_id, rerank_order
+from rag.search.profiles import filter_params
+from rag.search.rerank import CrossEncoderReranker, make_reranker, pipeline_id, rerank_order
 from rag.settings import Settings
 from tests.apiserver import LiveServer, api_settings, new_database
 

@@ -8,7 +8,7 @@ it. A reranker that raises or takes longer than ``RAG_RERANK_TIMEOUT`` leaves th
 adds ``{"component": "rerank", ...}`` to ``degraded``; the question is answered all the same.
 
 Because the order decides which sources reach the answer, a reranked pipeline is calibrated as a
-model setting of its own: its profile is keyed by :func:`pipeline_id` (rag.profiles).
+model setting of its own: its profile is keyed by :func:`pipeline_id` (rag.search.profiles).
 """
 
 from __future__ import annotations

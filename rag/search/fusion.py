@@ -1,11 +1,11 @@
 """Reciprocal Rank Fusion's knobs, and choosing them per embedding model on dev questions.
 
-The SQL of :mod:`rag.retrieve_sql` fuses the full-text and vector lists as
+The SQL of :mod:`rag.search.sql` fuses the full-text and vector lists as
 ``w_fts / (k + fts_rank) + w_vec / (k + vector_rank)`` over the top ``candidates`` of each list,
 ties broken by the better single rank and then by chunk id. :func:`fuse` does the same in Python
 over a retrieval made once with deeper lists, so that a grid of settings can be scored without
 searching again; :func:`choose` picks the setting that calibration stores in the model's profile
-(a ``"fusion"`` section, read by :func:`rag.profiles.fusion_settings`).
+(a ``"fusion"`` section, read by :func:`rag.search.profiles.fusion_settings`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from rag.retrieve import Candidate, Retrieval
+from rag.search.retrieve import Candidate, Retrieval
 
 MRR_DEPTH = 10
 

@@ -35,8 +35,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answerability import Answerability, assess, question_needs
-from rag.retrieve import Retrieval
+from rag.search.answerability import Answerability, assess, question_needs
+from rag.search.retrieve import Retrieval
 from rag.settings import Settings
 
 

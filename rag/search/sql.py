@@ -1,7 +1,7 @@
 """The SQL of hybrid retrieval: the owner's statistics, the form map, and one statement whose CTEs
 (``q`` the question's keys, ``fts`` BM25 over word keys, ``vec`` cosine distance) are fused by RRF.
 
-:mod:`rag.retrieve` assembles the statement from these parts (an empty ``fts`` or ``vec`` when that
+:mod:`rag.search.retrieve` assembles the statement from these parts (an empty ``fts`` or ``vec`` when that
 retriever is off, a metadata filter's clauses in ``{filter}``) and passes every value as a
 parameter.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from rag.filters import SearchFilter
+from rag.search.filters import SearchFilter
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,

@@ -2,16 +2,16 @@
 
 A profile is a small JSON file ``{"model_id", "params": {...}, "relations"?: {...}, ...}``:
 ``params`` is the default set (questions in the corpus's own language); ``relations`` maps a
-language relation (``other``, or a pair such as ``de>ru``; see :mod:`rag.relations`) to
+language relation (``other``, or a pair such as ``de>ru``; see :mod:`rag.search.relations`) to
 ``{"params": {...}, "contrast"?: c, ...its figures}``, each set's missing knobs taken from the
-default (``contrast``: see :mod:`rag.relations`). A profile
+default (``contrast``: see :mod:`rag.search.relations`). A profile
 without ``relations`` judges every question with ``params``. Retrieval loads the one for the
 configured model automatically: ``RAG_PROFILE`` names a file explicitly; otherwise
 ``<data_dir>/profiles/<slug>.json`` (written by ``rag calibrate``) wins over the profile shipped
 in ``rag/profiles/``. Without a profile the settings' values apply.
 
 A pipeline with a reranker is another model setting: its profile is looked up under
-:func:`rag.rerank.pipeline_id` (``<model>+rerank=<reranker>``) first, and only then under the
+:func:`rag.search.rerank.pipeline_id` (``<model>+rerank=<reranker>``) first, and only then under the
 embedding model's own id.
 """
 
@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
-from rag.relations import SAME, Thresholds, is_relation_key
-from rag.relevance import FilterParams
-from rag.rerank import Reranker, pipeline_id
+from rag.search.relations import SAME, Thresholds, is_relation_key
+from rag.search.relevance import FilterParams
+from rag.search.rerank import Reranker, pipeline_id
 from rag.settings import Settings
 
-SHIPPED_DIR = Path(__file__).resolve().parent / "profiles"
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "profiles"
 MAX_CONTRAST = 10.0
 
 
@@ -133,7 +133,7 @@ def _merged(base: FilterParams, values: dict[str, Any]) -> FilterParams:
     return FilterParams(**{**base.as_dict(), **{k: v for k, v in values.items() if k in known}})
 
 
-# The RRF knobs a profile's additive "fusion" section may set (rag.fusion chooses them).
+# The RRF knobs a profile's additive "fusion" section may set (rag.search.fusion chooses them).
 FUSION_KEYS = ("rrf_k", "rrf_weight_fts", "rrf_weight_vector", "candidates")
 
 

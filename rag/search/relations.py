@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rag.relevance import FilterParams
+from rag.search.relevance import FilterParams
 
 SAME = "same"
 MAX_DISTANCE = 2.0  # the largest cosine distance

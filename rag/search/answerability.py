@@ -1,6 +1,6 @@
 """Answerability: does this passage answer the question? Pure; no database, no language model.
 
-The relevance filter (:mod:`rag.relevance`) asks whether the corpus speaks of a question; this
+The relevance filter (:mod:`rag.search.relevance`) asks whether the corpus speaks of a question; this
 stage asks whether one candidate's *evidence window* answers it. The window is the best run of
 1..``answer_window`` consecutive sentences of the chunk (the chunker's sentence splitter), the
 sentences' keys computed with the chunk's own key code (:func:`rag.language.keys.search_keys`). Windows

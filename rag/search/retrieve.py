@@ -32,10 +32,10 @@ from psycopg import sql
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError
-from rag.filters import SearchFilter
 from rag.language.keys import form_map_prefix, lemma_from_form_map_key
 from rag.language.question_keys import QueryKeys, query_keys
-from rag.retrieve_sql import (
+from rag.search.filters import SearchFilter
+from rag.search.sql import (
     EMPTY_FTS,
     EMPTY_VEC,
     FILTERED_COUNT,
