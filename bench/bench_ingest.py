@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import psycopg
 from psycopg import sql
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database, database_url
 from rag.embedders import make_embedder
 from rag.ingest.loaders import load_path

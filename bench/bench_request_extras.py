@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.api import create_app
 from rag.db import Database
 from rag.embedders import make_embedder

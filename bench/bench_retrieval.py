@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval_metrics import retrieval_metrics, score

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import FakeEmbedder
 from rag.ingest.chunking import split_sentences

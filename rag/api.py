@@ -40,7 +40,8 @@ from litestar.response import File
 from litestar.static_files import create_static_files_router
 
 from rag import api_chat, api_documents, metrics
-from rag.answer import AnswerWriter
+from rag.answer.engine import AnswerWriter
+from rag.answer.llm import make_llm
 from rag.api_chat import check_question, parse_filter
 from rag.api_observability import RequestObservation
 from rag.api_observability import metrics as metrics_route
@@ -57,7 +58,6 @@ from rag.auth import Caller, bearer_token
 from rag.db import Database
 from rag.embedders import Embedder, make_embedder
 from rag.ingest.embed_queue import embedding_status
-from rag.llm import make_llm
 from rag.search.rerank import Reranker, make_reranker
 from rag.settings import Settings
 from rag.store import owner_stats

@@ -1,8 +1,8 @@
 """Asking: ``POST /v1/ask`` (JSON or server-sent events) and the OpenAI-compatible chat endpoint.
 
-Both go through the same steps: the follow-up rewrite (rag.followup), the engine's search, then
+Both go through the same steps: the follow-up rewrite (rag.answer.followup), the engine's search, then
 :func:`answer_events`, which yields the sources first, then the answer in pieces (streamed from the
-chat model when one is configured), then the complete :class:`~rag.answer.Answer`.
+chat model when one is configured), then the complete :class:`~rag.answer.engine.Answer`.
 
 ``/v1/ask`` with ``stream: true`` sends these SSE events:
 
@@ -37,7 +37,9 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from rag import metrics
-from rag.answer import Answer, Engine, SearchResult, cited, not_found
+from rag.answer.engine import Answer, Engine, SearchResult, cited, not_found
+from rag.answer.followup import Rewrite, search_followup, useful_history
+from rag.answer.llm import AbstentionGate
 from rag.api_problems import (
     ANSWER_ERRORS,
     V1_ERRORS,
@@ -49,8 +51,6 @@ from rag.api_schemas import AskIn, ChatIn, ChatMessage
 from rag.api_services import Services
 from rag.auth import Caller
 from rag.errors import InputError, LLMError
-from rag.followup import Rewrite, search_followup, useful_history
-from rag.llm import AbstentionGate
 from rag.logs import request_id
 from rag.search.filters import SearchFilter
 from rag.settings import Settings
@@ -129,7 +129,7 @@ def check_history(
 ) -> list[dict[str, str]]:
     """422 naming ``field`` for too many turns or characters; else the turns the answer needs.
 
-    Each turn is cut to what the follow-up rewrite and the answer can use (rag.followup), so a
+    Each turn is cut to what the follow-up rewrite and the answer can use (rag.answer.followup), so a
     long conversation costs no more than a short one once it is accepted.
     """
     if len(history) > settings.max_history:

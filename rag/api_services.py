@@ -8,12 +8,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from rag import metrics
-from rag.answer import AnswerWriter, Engine
+from rag.answer.engine import AnswerWriter, Engine
+from rag.answer.followup import Completer
 from rag.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
 from rag.embedders import Embedder
-from rag.followup import Completer
 from rag.ingest import bulk_load
 from rag.ingest.embed_queue import EmbedWorker, queue_depth
 from rag.ingest.loaders import LoadedDocument, LoadFailure

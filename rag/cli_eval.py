@@ -131,7 +131,7 @@ def prepare_set(
     app: App, opts: dict[str, Any], *, use_profile: bool, progress: bool
 ) -> tuple[Any, ...]:
     """The set, an engine, the owner and one cached retrieval per case."""
-    from rag.answer import Engine
+    from rag.answer.engine import Engine
     from rag.errors import InputError
     from rag.evaluate import prepare_owner, retrieve_all
     from rag.search.relevance import FilterParams

@@ -26,8 +26,8 @@ def _filter_args(narrow: dict[str, Any]) -> dict[str, Any]:
 
 def engine(app: App) -> Any:
     """The answering pipeline with this invocation's database, embedder, LLM and reranker."""
-    from rag.answer import Engine
-    from rag.llm import make_llm
+    from rag.answer.engine import Engine
+    from rag.answer.llm import make_llm
     from rag.search.rerank import make_reranker
 
     return Engine(

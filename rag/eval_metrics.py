@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer import Engine, Hit, SearchResult, judged
+from rag.answer.engine import Engine, Hit, SearchResult, judged
 from rag.evaluate import Case
 from rag.search.relations import Thresholds
 from rag.search.relevance import FilterParams

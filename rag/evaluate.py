@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, EmbedderError, InputError

@@ -80,7 +80,7 @@ def record_degraded(degraded: Iterable[Mapping[str, str]]) -> None:
 
 
 def record_answer(answer: Any) -> None:
-    """One final answer (a :class:`rag.answer.Answer`) and what it degraded."""
+    """One final answer (a :class:`rag.answer.engine.Answer`) and what it degraded."""
     rule = "none"
     if answer.status == "answered" and answer.sources:
         rule = str(answer.sources[0].evidence.get("rule") or "none")

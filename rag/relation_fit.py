@@ -20,7 +20,7 @@ from datetime import date
 from typing import Any
 
 from rag import calibrate as cal
-from rag.answer import Engine, relative
+from rag.answer.engine import Engine, relative
 from rag.eval_metrics import Report, retrieval_metrics, score
 from rag.evaluate import Case
 from rag.search.relations import OTHER, SAME, relation

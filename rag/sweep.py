@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.answer import MAX_SOURCES
+from rag.answer.engine import MAX_SOURCES
 from rag.eval_metrics import Figures
 from rag.evaluate import Case
 from rag.search.relevance import FilterParams, judge

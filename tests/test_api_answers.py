@@ -12,8 +12,8 @@ from typing import Any
 import openai
 import pytest
 
-from rag.answer import NOT_FOUND
-from rag.llm import ABSTAIN, PROMPTS
+from rag.answer.engine import NOT_FOUND
+from rag.answer.llm import ABSTAIN, PROMPTS
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database, sse_events
 from tests.fakellm import FakeLLM
 

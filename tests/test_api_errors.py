@@ -13,7 +13,7 @@ import pytest
 from litestar import Litestar, get
 from litestar.testing import TestClient
 
-from rag.answer import Source
+from rag.answer.engine import Source
 from rag.api_problems import EXCEPTION_HANDLERS
 from rag.auth import Unauthorized
 from rag.errors import (

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from rag import evaluate
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.calibrate import frontier, held_out, plot, select, sweep
 from rag.cli import cli
 from rag.db import Database

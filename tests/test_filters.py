@@ -13,7 +13,7 @@ import datetime as dt
 import psycopg
 import pytest
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.ingest.loaders import LoadedDocument

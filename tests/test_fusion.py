@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError

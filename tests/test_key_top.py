@@ -12,7 +12,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.db import Database
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.llm import ABSTAIN, AbstentionGate, abstains
+from rag.answer.llm import ABSTAIN, AbstentionGate, abstains
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rag.answer import Engine
+from rag.answer.engine import Engine
 from rag.cli_calibrate import (
     DEFAULT_MAX_FALSE,
     DEFAULT_MIN_RECALL,

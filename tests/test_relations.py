@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rag.answer import Engine, relative
+from rag.answer.engine import Engine, relative
 from rag.cli import cli
 from rag.cli_calibrate import OTHER_MIN_RECALL
 from rag.db import Database

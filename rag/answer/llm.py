@@ -18,7 +18,7 @@ from rag.errors import LLMError
 from rag.settings import Settings
 
 if TYPE_CHECKING:
-    from rag.source import Source
+    from rag.answer.source import Source
 
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 ABSTAIN = "NOT_IN_SOURCES"

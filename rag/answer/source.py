@@ -1,6 +1,6 @@
 """A source an answer cites: the chunk, its document and the evidence that admitted it.
 
-Its own module, so the LLM client (rag.llm) and the engine (rag.answer) both use it without
+Its own module, so the LLM client (rag.answer.llm) and the engine (rag.answer.engine) both use it without
 importing each other.
 """
 

@@ -16,13 +16,14 @@ from typing import Any, Protocol
 
 import psycopg
 
+from rag.answer.llm import abstains
+from rag.answer.source import Source
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import InputError, LLMError
 from rag.ingest.chunking import split_sentences
 from rag.ingest.freshness import Standing, standing
 from rag.language.keys import chunk_keys, normalize
-from rag.llm import abstains
 from rag.metrics import record_retrieval
 from rag.search.filters import SearchFilter
 from rag.search.profiles import fusion_settings, thresholds
@@ -31,7 +32,6 @@ from rag.search.relevance import FilterParams, Judgement, judge
 from rag.search.rerank import Reranker, rerank_order
 from rag.search.retrieve import Candidate, Mode, Retrieval, retrieve
 from rag.settings import Settings
-from rag.source import Source
 
 log = logging.getLogger(__name__)
 

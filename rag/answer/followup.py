@@ -1,7 +1,7 @@
 """Follow-up questions ("A za co dostal cenu?") rewritten into standalone ones before retrieval.
 
 With a chat model configured, the model rewrites the question from the conversation
-(``rag/prompts/followup.txt``); the conversation is quoted as data. Without one, or when it fails,
+(``rag/answer/prompts/followup.txt``); the conversation is quoted as data. Without one, or when it fails,
 rules do: a question that opens with a continuation word ("A ...", "And ...", "Und ..."),
 refers back with a pronoun ("mu", "jeho", "tam", "he", "ihm", "ему") or has no content word of its
 own gets the previous question's named entities appended ("... (Novák)"), or its content words
@@ -28,7 +28,7 @@ from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.logs import private
 
 if TYPE_CHECKING:
-    from rag.answer import Engine, SearchResult
+    from rag.answer.engine import Engine, SearchResult
     from rag.search.filters import SearchFilter
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ ANAPHORA = frozenset(
 
 
 class Completer(Protocol):
-    """A chat model that completes a list of messages (rag.llm.ChatLLM)."""
+    """A chat model that completes a list of messages (rag.answer.llm.ChatLLM)."""
 
     def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str: ...
 
