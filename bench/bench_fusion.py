@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.evaluate import Case, external_set, prepare_owner
+from rag.eval.sets import Case, external_set, prepare_owner
 from rag.search.fusion import Fusion, SetScores, choose, fuse, grid, metrics, single
 from rag.search.profiles import SHIPPED_DIR, slug
 from rag.search.retrieve import retrieve

@@ -37,8 +37,8 @@ import numpy as np
 from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.eval_metrics import retrieval_metrics, score
-from rag.evaluate import external_set, prepare_owner
+from rag.eval.metrics import retrieval_metrics, score
+from rag.eval.sets import external_set, prepare_owner
 from rag.search.answerability import sentences
 from rag.search.relevance import FilterParams, judge
 from rag.search.retrieve import Retrieval, retrieve

@@ -126,9 +126,9 @@ def calibrate(
             app, opts, min_answer_recall, max_false_answer, ungated, as_json, OTHER_MIN_RECALL
         )
         return
-    from rag import calibrate as cal
-    from rag import relation_fit as rf
     from rag.errors import ConfigError, InputError
+    from rag.eval import calibrate as cal
+    from rag.eval import relation_fit as rf
     from rag.search.profiles import read_profile, relation_entries, slug, thresholds, write_profile
     from rag.search.relations import OTHER, SAME, Thresholds, is_relation_key
 

@@ -34,7 +34,7 @@ def check(
     """Exit 1 unless the profile that applies meets both floors on the set, and on each
     language relation's cases that are both answerable and not_found."""
     from rag.errors import InputError
-    from rag.eval_metrics import Figures, score
+    from rag.eval.metrics import Figures, score
     from rag.search.profiles import read_profile
 
     evalset, engine, owner, everything = prepare_set(

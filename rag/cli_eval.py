@@ -89,7 +89,7 @@ def evalset_from(
     gold_map: tuple[tuple[str, str], ...] = (),
     split: str | None = None,
 ) -> Any:
-    from rag.evaluate import external_set, regression_set, split_set
+    from rag.eval.sets import external_set, regression_set, split_set
 
     if questions or noanswer:
         if set_path:
@@ -133,7 +133,7 @@ def prepare_set(
     """The set, an engine, the owner and one cached retrieval per case."""
     from rag.answer.engine import Engine
     from rag.errors import InputError
-    from rag.evaluate import prepare_owner, retrieve_all
+    from rag.eval.sets import prepare_owner, retrieve_all
     from rag.search.relevance import FilterParams
 
     evalset = evalset_from(
@@ -174,7 +174,7 @@ def num(value: float | None) -> str:
 
 def print_report(report: Any, owner: str, profile: Path | None, show: int) -> None:
     """The human-readable ``rag eval`` output."""
-    from rag.eval_metrics import retrieval_metrics
+    from rag.eval.metrics import retrieval_metrics
 
     f = report.figures
     click.echo(
@@ -247,7 +247,7 @@ def print_failure(r: Any) -> None:
 @fails_cleanly
 def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> None:
     """Measure retrieval and the full pipeline on a regression set or an external corpus."""
-    from rag.eval_metrics import score
+    from rag.eval.metrics import score
 
     evalset, engine, owner, retrievals = prepare_set(app, opts, use_profile=True, progress=True)
     report = score(engine, evalset.label, evalset.cases, retrievals, engine.thresholds)

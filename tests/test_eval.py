@@ -14,21 +14,21 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from rag import evaluate
 from rag.answer.engine import Engine
-from rag.calibrate import frontier, held_out, plot, select, sweep
 from rag.cli import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, CorruptInput
-from rag.eval_metrics import ranking, retrieval_metrics, score
-from rag.evaluate import Case, load_cases, load_questions
+from rag.eval import sets as evaluate
+from rag.eval.calibrate import frontier, held_out, plot, select, sweep
+from rag.eval.metrics import ranking, retrieval_metrics, score
+from rag.eval.sets import Case, load_cases, load_questions
+from rag.eval.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search.profiles import filter_params, write_profile
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
-from rag.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
 
 VECTOR_ONLY = FilterParams(
     vector_max_distance=0.2,

@@ -30,8 +30,8 @@ from rag.cli_calibrate import (
 )
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.eval_metrics import Figures, Report, retrieval_metrics, score
-from rag.evaluate import prepare_owner, regression_set, retrieve_all
+from rag.eval.metrics import Figures, Report, retrieval_metrics, score
+from rag.eval.sets import prepare_owner, regression_set, retrieve_all
 from rag.search.profiles import SHIPPED_DIR, slug
 from rag.settings import Settings
 

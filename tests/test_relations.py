@@ -17,18 +17,18 @@ from rag.cli_calibrate import OTHER_MIN_RECALL
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, InputError
-from rag.eval_metrics import score
-from rag.evaluate import Case, check_gold, external_set, map_gold, split_of, split_set
+from rag.eval.metrics import score
+from rag.eval.relation_fit import Group, fit
+from rag.eval.sets import Case, check_gold, external_set, map_gold, split_of, split_set
+from rag.eval.sweep import Grid
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys
-from rag.relation_fit import Group, fit
 from rag.search.profiles import thresholds, write_profile
 from rag.search.relations import Thresholds, is_relation_key, pair, relation
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
-from rag.sweep import Grid
 
 SAME_SET = FilterParams(0.1, 0.01, 0.02, 3, 0.5)
 OTHER_SET = FilterParams(0.2, 0.01, 0.02, 3, 0.5)
@@ -343,7 +343,7 @@ def test_calibrate_fits_each_relation_and_keeps_the_sets_it_cannot_fit(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("rag.calibrate.Grid", lambda: SMALL_GRID)
+    monkeypatch.setattr("rag.eval.calibrate.Grid", lambda: SMALL_GRID)
     cases, corpus = mixed_set
     out = tmp_path / "p.json"
     common = ["calibrate", "--set", str(cases), "--corpus", str(corpus), "--folds", "2"]

@@ -1,4 +1,4 @@
-"""Calibration per language relation: the sweep and selection of :mod:`rag.calibrate`, run once on
+"""Calibration per language relation: the sweep and selection of :mod:`rag.eval.calibrate`, run once on
 each relation's cases, and the profile entries that record the outcome.
 
 The cases of a set group by their question's relation to the corpus (:mod:`rag.search.relations`):
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from rag import calibrate as cal
 from rag.answer.engine import Engine, relative
-from rag.eval_metrics import Report, retrieval_metrics, score
-from rag.evaluate import Case
+from rag.eval import calibrate as cal
+from rag.eval.metrics import Report, retrieval_metrics, score
+from rag.eval.sets import Case
+from rag.eval.sweep import Grid, Sweep
 from rag.search.relations import OTHER, SAME, relation
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval
-from rag.sweep import Grid, Sweep
 
 
 @dataclass

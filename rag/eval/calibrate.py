@@ -1,6 +1,6 @@
 """Calibration: sweep the relevance filter's knobs over cached retrievals and pick a setting.
 
-Every question is retrieved once (``rag.evaluate.retrieve_all``); a parameter set only re-judges.
+Every question is retrieved once (``rag.eval.sets.retrieve_all``); a parameter set only re-judges.
 The word-side knobs (``rare_df``, ``rare_min_chunks``, ``coverage_mode``, ``prefix_credit``)
 decide each candidate's coverage and support, which come from ``rag.search.relevance.judge`` itself, once
 per distinct combination. The thresholds then only compare numbers, so they are swept with arrays.
@@ -11,7 +11,7 @@ otherwise. An answerable case is then recalled for every ``vector_max_distance``
 keeps ``MAX_SOURCES`` = 5 sources). The known-topic rule admits, for a question whose words the
 corpus knows, every near vector up to ``topic_max_distance``: that question is judged at
 ``max(vector_max_distance, topic_max_distance)``, a column of the same arrays. Any setting's figures
-can be recounted through the engine (``rag.eval_metrics.score``); a test holds the two to agreement.
+can be recounted through the engine (``rag.eval.metrics.score``); a test holds the two to agreement.
 
 Selection: the highest answer recall whose false-answer rate is at most the ceiling. Ties go to
 the simpler, more conservative setting, in this order: fewer false answers, lower
@@ -38,11 +38,9 @@ from typing import Any
 import numpy as np
 
 from rag.errors import ConfigError, InputError
-from rag.eval_metrics import Figures
-from rag.evaluate import Case
-from rag.search.relevance import FilterParams
-from rag.search.retrieve import Retrieval
-from rag.sweep import (
+from rag.eval.metrics import Figures
+from rag.eval.sets import Case
+from rag.eval.sweep import (
     FOLDS,
     MODES,
     PARAPHRASE_QUANTILES,
@@ -57,6 +55,8 @@ from rag.sweep import (
     outcomes,
     with_topic,
 )
+from rag.search.relevance import FilterParams
+from rag.search.retrieve import Retrieval
 
 
 def sweep(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.answer.engine import Engine, Hit, SearchResult, judged
-from rag.evaluate import Case
+from rag.eval.sets import Case
 from rag.search.relations import Thresholds
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval

@@ -2,7 +2,7 @@
 
 The grid of knob values and its distance axes, each case's cross-validation fold, the per-case
 arrays and the pass-threshold arithmetic the sweep counts with, and the :class:`Sweep` table of
-counts. :mod:`rag.calibrate` runs the sweep and selects a setting from it; its docstring gives the
+counts. :mod:`rag.eval.calibrate` runs the sweep and selects a setting from it; its docstring gives the
 method.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from rag.answer.engine import MAX_SOURCES
-from rag.eval_metrics import Figures
-from rag.evaluate import Case
+from rag.eval.metrics import Figures
+from rag.eval.sets import Case
 from rag.search.relevance import FilterParams, judge
 from rag.search.retrieve import Retrieval
 

@@ -27,7 +27,7 @@ The corpus goes into the owner ``eval:<name>:<fingerprint>``; the fingerprint co
 bytes, chunking, the key version and the embedding model, so an unchanged corpus is reused as is
 and a changed one gets a fresh owner.
 
-Each question is retrieved once (:func:`retrieve_all`); :mod:`rag.eval_metrics` scores the cached
+Each question is retrieved once (:func:`retrieve_all`); :mod:`rag.eval.metrics` scores the cached
 retrievals under any filter setting.
 """
 
@@ -52,7 +52,7 @@ from rag.search.retrieve import Retrieval
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = PACKAGE_DIR / "sample"
 SHIPPED_SET = PACKAGE_DIR / "regression" / "cases.jsonl"
 QUERY_BATCH = 64

@@ -1,0 +1,1 @@
+"""Evaluation sets, metrics, the calibration sweep and the CI gate's floors."""
