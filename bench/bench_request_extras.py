@@ -8,7 +8,7 @@
    lookup (retrieve + judge, what Engine.search did before) and Engine.search (retrieve, the
    lookup, judge, the stale-after-fresh order). Prints median and p95 milliseconds and the ratio.
 2. **ASGI layer.** Calls ``GET /healthz`` of one app in-process, with and without
-   :class:`rag.api_observability.RequestObservation` around it (request id, access log record,
+   :class:`rag.api.observability.RequestObservation` around it (request id, access log record,
    two metric updates), and prints microseconds per request and the ratio.
 
 Uses the embedder of ``RAG_EMBEDDER`` (default here: fake, so that the figures are SQL and Python,
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.answer.engine import Engine
-from rag.api import create_app
+from rag.api.app import create_app
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.ingest.embed_queue import drain

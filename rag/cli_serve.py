@@ -80,8 +80,8 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
 
     import uvicorn
 
-    from rag.api import create_app
-    from rag.auth import keys_required
+    from rag.api.app import create_app
+    from rag.api.auth import keys_required
 
     settings = app.settings.replace(
         # questions' embeddings are latency-bound: one OpenMP thread each (docs/performance.md)
@@ -128,7 +128,7 @@ def apikeys() -> None:
 @fails_cleanly
 def apikeys_create(app: App, owner: str, label: str | None, as_json: bool) -> None:
     """Create a key and print its token (shown this once; only its hash is stored)."""
-    from rag.auth import create_key
+    from rag.api.auth import create_key
 
     with app.db.connection() as conn:
         key = create_key(conn, owner, label)
@@ -148,7 +148,7 @@ def apikeys_create(app: App, owner: str, label: str | None, as_json: bool) -> No
 @fails_cleanly
 def apikeys_list(app: App, owner: str | None, as_json: bool) -> None:
     """List keys: id, owner, label, created, revoked (never the tokens)."""
-    from rag.auth import list_keys
+    from rag.api.auth import list_keys
 
     with app.db.connection() as conn:
         rows = list_keys(conn, owner)
@@ -171,7 +171,7 @@ def apikeys_list(app: App, owner: str | None, as_json: bool) -> None:
 @fails_cleanly
 def apikeys_revoke(app: App, key_id: int) -> None:
     """Revoke key KEY_ID; requests bearing it are refused from now on."""
-    from rag.auth import revoke_key
+    from rag.api.auth import revoke_key
 
     with app.db.connection() as conn:
         row = revoke_key(conn, key_id)

@@ -1,6 +1,6 @@
 """Logging: one line per record, text or JSON, each carrying the id of the request it served.
 
-The HTTP middleware (rag.api_observability) puts the request's id into :data:`request_id`, a
+The HTTP middleware (rag.api.observability) puts the request's id into :data:`request_id`, a
 context variable; worker threads inherit it (Litestar copies the context into them), and
 :class:`RequestIdFilter` copies it onto every record, so a line logged deep in retrieval names its
 request. Records outside a request carry ``-``.

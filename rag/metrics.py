@@ -1,7 +1,7 @@
 """Prometheus metrics: every metric object of rag in one registry, recorded by core and HTTP code.
 
 The objects live here, free of any web framework, so that the Engine can time retrieval and the
-HTTP middleware (rag.api_observability) can count requests; ``GET /metrics`` renders
+HTTP middleware (rag.api.observability) can count requests; ``GET /metrics`` renders
 :data:`REGISTRY`. Labels are small closed sets (route templates, statuses, rule names), never
 question text, source ids or owners, so the number of series stays bounded.
 

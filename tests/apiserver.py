@@ -18,9 +18,9 @@ import httpx
 import pytest
 import uvicorn
 
-from rag.api import create_app
-from rag.api_problems import PROBLEM_BASE
-from rag.api_services import Services
+from rag.api.app import create_app
+from rag.api.problems import PROBLEM_BASE
+from rag.api.services import Services
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.ingest.loaders import iter_paths, load_path, rebased

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from rag.api import STATIC_DIR
-from rag.auth import Caller, create_key, revoke_key
+from rag.api.app import STATIC_DIR
+from rag.api.auth import Caller, create_key, revoke_key
 from rag.db import Database
 from rag.store import find_owner
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
@@ -77,7 +77,7 @@ def test_openapi_schema_and_docs_page(docs: LiveServer) -> None:
 def test_root_serves_the_chat_page_when_installed(
     docs: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("rag.api.STATIC_DIR", tmp_path)
+    monkeypatch.setattr("rag.api.app.STATIC_DIR", tmp_path)
     assert docs.client.get("/").json()["docs"] == "/schema"  # no page: where the docs are
     (tmp_path / "index.html").write_text("<!doctype html><title>rag</title>", encoding="utf-8")
     r = docs.client.get("/")

@@ -14,8 +14,8 @@ from litestar import Litestar, get
 from litestar.testing import TestClient
 
 from rag.answer.engine import Source
-from rag.api_problems import EXCEPTION_HANDLERS
-from rag.auth import Unauthorized
+from rag.api.auth import Unauthorized
+from rag.api.problems import EXCEPTION_HANDLERS
 from rag.errors import (
     ConfigError,
     CorruptInput,

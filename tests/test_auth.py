@@ -1,7 +1,7 @@
 """API keys (hashed, revocable, mapped to owners) and row-level security as the second line.
 
 The RLS tests run deliberately unscoped SQL (``SELECT * FROM chunks`` with no WHERE) through the
-service's connection setup (:class:`rag.auth.OwnerDatabase`) and see one owner's rows only.
+service's connection setup (:class:`rag.api.auth.OwnerDatabase`) and see one owner's rows only.
 Keys live in a database of this module's own: a key in the shared one would end the single-owner
 mode that other tests' services rely on.
 """
@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from rag.auth import (
+from rag.api.auth import (
     TOKEN_PREFIX,
     Caller,
     OwnerDatabase,

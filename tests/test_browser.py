@@ -23,7 +23,7 @@ from playwright.sync_api import (
 
 from rag.answer.engine import NOT_FOUND
 from rag.answer.llm import ABSTAIN
-from rag.auth import create_key
+from rag.api.auth import create_key
 from rag.db import Database
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database
 from tests.fakellm import FakeLLM

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 import yaml
 
-from rag.api import create_app
+from rag.api.app import create_app
 from rag.cli_serve import check_exposure, is_loopback
 from rag.embedders import BACKENDS
 from rag.settings import Settings, env_name

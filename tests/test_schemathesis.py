@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from rag.auth import create_key
+from rag.api.auth import create_key
 from tests.apiserver import LiveServer, api_settings, load_sample, new_database
 
 EXAMPLES_PER_OPERATION = 60

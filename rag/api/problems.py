@@ -43,7 +43,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 
-from rag.auth import Unauthorized
+from rag.api.auth import Unauthorized
 from rag.errors import (
     ConfigError,
     CorruptInput,

@@ -32,10 +32,10 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, Parameter
 
-from rag.api_problems import V1_ERRORS, field_error, msgspec_field, problem_responses
-from rag.api_schemas import DocumentIn
-from rag.api_services import Services
-from rag.auth import Caller
+from rag.api.auth import Caller
+from rag.api.problems import V1_ERRORS, field_error, msgspec_field, problem_responses
+from rag.api.schemas import DocumentIn
+from rag.api.services import Services
 from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
 from rag.ingest.document_fields import (
     MAX_SOURCE_ID_CHARS,

@@ -40,16 +40,16 @@ from rag import metrics
 from rag.answer.engine import Answer, Engine, SearchResult, cited, not_found
 from rag.answer.followup import Rewrite, search_followup, useful_history
 from rag.answer.llm import AbstentionGate
-from rag.api_problems import (
+from rag.api.auth import Caller
+from rag.api.problems import (
     ANSWER_ERRORS,
     V1_ERRORS,
     field_error,
     problem_responses,
     problem_type,
 )
-from rag.api_schemas import AskIn, ChatIn, ChatMessage
-from rag.api_services import Services
-from rag.auth import Caller
+from rag.api.schemas import AskIn, ChatIn, ChatMessage
+from rag.api.services import Services
 from rag.errors import InputError, LLMError
 from rag.logs import request_id
 from rag.search.filters import SearchFilter

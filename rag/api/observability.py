@@ -5,7 +5,7 @@ request, including the 404s and 405s that never reach a route. For each request 
 
 * takes the client's ``X-Request-ID`` when it is sane (1-128 characters of ``[A-Za-z0-9._:/+=@-]``)
   or makes one, puts it into the logging context (rag.logs) and echoes it in the response header
-  (problem details bodies carry it too, see rag.api_problems);
+  (problem details bodies carry it too, see rag.api.problems);
 * logs one ``rag.access`` line: method, path, route template, status, milliseconds;
 * counts the request and its latency by method, route template and status (rag.metrics), unless
   metrics are off.

@@ -3,17 +3,17 @@
 Routes (OpenAPI at ``/schema/openapi.json``, docs pages under ``/schema``):
 
 - ``GET /healthz`` (process up), ``GET /readyz`` (database, migrations, embedder);
-- ``GET /metrics``: Prometheus metrics, unless ``RAG_METRICS`` is off (rag.api_observability);
+- ``GET /metrics``: Prometheus metrics, unless ``RAG_METRICS`` is off (rag.api.observability);
 - ``POST /v1/search``, ``POST /v1/ask``, ``POST /v1/chat/completions``, ``GET /v1/models``;
 - ``POST|GET /v1/documents``, ``GET|DELETE /v1/documents/{id or source_id}``, ``GET /v1/stats``;
 - ``GET /``: the chat page when ``rag/static/index.html`` exists; its assets under ``/static``.
 
-Every ``/v1`` request is authenticated by :class:`ApiKeyMiddleware` (rag.auth): a Bearer key maps
+Every ``/v1`` request is authenticated by :class:`ApiKeyMiddleware` (rag.api.auth): a Bearer key maps
 to its owner; without keys in the database the service is single-owner. Each handler then works
-through the caller's :class:`~rag.auth.OwnerDatabase`, so row-level security backs up the
+through the caller's :class:`~rag.api.auth.OwnerDatabase`, so row-level security backs up the
 ``owner_id`` in every query. Blocking work (the pool, embedding, the LLM) runs in worker threads:
 sync handlers with ``sync_to_thread=True``, and streamed answers are iterated piece by piece in
-threads too. Errors are problem details (rag.api_problems).
+threads too. Errors are problem details (rag.api.problems).
 """
 
 from __future__ import annotations
@@ -39,22 +39,24 @@ from litestar.params import JSONBody
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 
-from rag import api_chat, api_documents, metrics
+from rag import metrics
 from rag.answer.engine import AnswerWriter
 from rag.answer.llm import make_llm
-from rag.api_chat import check_question, parse_filter
-from rag.api_observability import RequestObservation
-from rag.api_observability import metrics as metrics_route
-from rag.api_problems import (
+from rag.api import chat as api_chat
+from rag.api import documents as api_documents
+from rag.api.auth import Caller, bearer_token
+from rag.api.chat import check_question, parse_filter
+from rag.api.observability import RequestObservation
+from rag.api.observability import metrics as metrics_route
+from rag.api.problems import (
     EXCEPTION_HANDLERS,
     QUESTION_ERRORS,
     V1_ERRORS,
     problem,
     problem_responses,
 )
-from rag.api_schemas import SearchIn
-from rag.api_services import Services
-from rag.auth import Caller, bearer_token
+from rag.api.schemas import SearchIn
+from rag.api.services import Services
 from rag.db import Database
 from rag.embedders import Embedder, make_embedder
 from rag.ingest.embed_queue import embedding_status
@@ -64,14 +66,14 @@ from rag.store import owner_stats
 
 log = logging.getLogger(__name__)
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 # Room for the multipart framing around a file of max_upload_bytes.
 MULTIPART_SLACK = 64 * 1024
 _UNSET: Any = object()
 
 
 class ApiKeyMiddleware(AbstractAuthenticationMiddleware):
-    """Sets ``request.user`` to the :class:`~rag.auth.Caller`; raises Unauthorized (401)."""
+    """Sets ``request.user`` to the :class:`~rag.api.auth.Caller`; raises Unauthorized (401)."""
 
     async def authenticate_request(
         self, connection: ASGIConnection[Any, Any, Any, Any]

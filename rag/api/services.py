@@ -10,7 +10,7 @@ from typing import Any
 from rag import metrics
 from rag.answer.engine import AnswerWriter, Engine
 from rag.answer.followup import Completer
-from rag.auth import Caller, OwnerDatabase, authenticate
+from rag.api.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
 from rag.embedders import Embedder
