@@ -67,7 +67,7 @@ import httpx
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-RAG = [sys.executable, "-c", "from rag.cli import main; main()"]
+RAG = [sys.executable, "-c", "from rag.cli.main import main; main()"]
 QUESTIONS = [
     "Kdo je Novák?",
     "Jak se vyhlašuje požární poplach?",

@@ -330,7 +330,7 @@ def _serve(env: dict[str, str], timeout: float) -> tuple[subprocess.Popen[str], 
         k: v for k, v in os.environ.items() if not k.startswith("RAG_") and k != "DATABASE_URL"
     }
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from rag.cli import main; main()", "serve", "--port", "0"],
+        [sys.executable, "-c", "from rag.cli.main import main; main()", "serve", "--port", "0"],
         cwd=REPO,
         env={**child_env, **env},
         stdout=subprocess.PIPE,

@@ -17,8 +17,8 @@ import openai
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
-from rag.cli_query import parse_filter
+from rag.cli.main import cli
+from rag.cli.query import parse_filter
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import InputError

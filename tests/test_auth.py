@@ -30,8 +30,8 @@ from rag.api.auth import (
     new_token,
     revoke_key,
 )
-from rag.cli import cli
-from rag.cli_serve import check_exposure, is_loopback
+from rag.cli.main import cli
+from rag.cli.serve import check_exposure, is_loopback
 from rag.db import Database, migrate
 from rag.errors import ConfigError, NotFound
 from rag.ingest.loaders import LoadedDocument

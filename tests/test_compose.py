@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from rag.api.app import create_app
-from rag.cli_serve import check_exposure, is_loopback
+from rag.cli.serve import check_exposure, is_loopback
 from rag.embedders import BACKENDS
 from rag.settings import Settings, env_name
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from rag.cli import cli
+from rag.cli.main import cli
 from rag.settings import SETTINGS_DOC, Settings, env_name
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
+from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import FakeEmbedder, Kind
 from rag.embedders.lock import QueryFirstLock

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer.engine import Engine
-from rag.cli import cli
+from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, CorruptInput

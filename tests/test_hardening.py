@@ -20,7 +20,7 @@ import pypdf
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
+from rag.cli.main import cli
 from tests.apiserver import LiveServer, api_settings, assert_problem, new_database
 
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
+from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError
@@ -329,7 +329,7 @@ def test_cli_documents_list_show_delete(tmp_path: Path, settings: Settings, owne
 
 
 def test_every_sample_file_loads(tmp_path: Path) -> None:
-    from rag.cli import SAMPLE_DIR
+    from rag.eval.sets import SAMPLE_DIR
 
     items = [x for p in iter_paths([SAMPLE_DIR]) for x in load_path(p, max_bytes=10_000_000)]
     failures = [x for x in items if not isinstance(x, LoadedDocument)]

@@ -71,7 +71,7 @@ def test_a_killed_ingest_takes_its_workers_session_and_lock_with_it(
         "RAG_DATA_DIR": str(tmp_path),
         "PGAPPNAME": app,
     }
-    command = [sys.executable, "-c", "from rag.cli import main; main()", "ingest", str(corpus)]
+    command = [sys.executable, "-c", "from rag.cli.main import main; main()", "ingest", str(corpus)]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         parent = psutil.Process(proc.pid)

@@ -230,7 +230,15 @@ def test_rag_serve_writes_json_log_lines_with_the_request_id(url: str, tmp_path:
         "RAG_LOG_FORMAT": "json",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from rag.cli import main; main()", "-v", "serve", "--port", "0"],
+        [
+            sys.executable,
+            "-c",
+            "from rag.cli.main import main; main()",
+            "-v",
+            "serve",
+            "--port",
+            "0",
+        ],
         cwd=REPO,
         env=env,
         stdout=subprocess.PIPE,

@@ -22,14 +22,14 @@ from collections.abc import Iterator
 import pytest
 
 from rag.answer.engine import Engine
-from rag.cli_calibrate import (
+from rag.db import Database
+from rag.embedders import make_embedder
+from rag.eval.gate import (
     DEFAULT_MAX_FALSE,
     DEFAULT_MIN_RECALL,
     OTHER_MIN_RECALL,
     UNGATED_TAGS,
 )
-from rag.db import Database
-from rag.embedders import make_embedder
 from rag.eval.metrics import Figures, Report, retrieval_metrics, score
 from rag.eval.sets import prepare_owner, regression_set, retrieve_all
 from rag.search.profiles import SHIPPED_DIR, slug

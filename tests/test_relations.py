@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer.engine import Engine, relative
-from rag.cli import cli
-from rag.cli_calibrate import OTHER_MIN_RECALL
+from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.errors import ConfigError, InputError
+from rag.eval.gate import OTHER_MIN_RECALL
 from rag.eval.metrics import score
 from rag.eval.relation_fit import Group, fit
 from rag.eval.sets import Case, check_gold, external_set, map_gold, split_of, split_set

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from rag.cli import cli
+from rag.cli.main import cli
 from tests.apiserver import LiveServer, api_settings, new_database
 
 OLD = {

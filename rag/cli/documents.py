@@ -1,124 +1,20 @@
-"""The ``rag`` command. Errors become one line on stderr and a non-zero exit status."""
+"""``rag db``, ``rag ingest``, ``rag sample`` and ``rag documents``: the schema and the documents."""
 
 from __future__ import annotations
 
-import json
-import logging
 import os
-import signal
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from rag.errors import RagError
-from rag.logs import configure as configure_logging
-from rag.settings import Settings
-from rag.store import DEFAULT_OWNER
-
-F = TypeVar("F", bound=Callable[..., Any])
-SAMPLE_DIR = Path(__file__).resolve().parent / "sample"
-SAMPLE_OWNER = DEFAULT_OWNER
-
-
-class App:
-    """What one invocation needs, built lazily: settings, the database, the embedder."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._db: Any = None
-        self._embedder: Any = None
-        self._embedder_made = False
-
-    @property
-    def db(self) -> Any:
-        if self._db is None:
-            from rag.db import Database
-
-            self._db = Database(self.settings)
-        return self._db
-
-    @property
-    def embedder(self) -> Any:
-        if not self._embedder_made:
-            from rag.embedders import make_embedder
-
-            self._embedder = make_embedder(self.settings)
-            self._embedder_made = True
-        return self._embedder
-
-    def owner_id(self, name: str, *, create: bool = False) -> int | None:
-        from rag.store import ensure_owner, find_owner
-
-        with self.db.connection() as conn:
-            oid = ensure_owner(conn, name) if create else find_owner(conn, name)
-            conn.commit()
-        return oid
-
-    def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-
-
-def fails_cleanly(fn: F) -> F:
-    """Map RagError to ``rag: error: ...`` and exit status 1."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except RagError as e:
-            click.echo(f"rag: error: {' '.join(str(e).split())}", err=True)
-            sys.exit(1)
-
-    return wrapper  # type: ignore[return-value]
-
-
-def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-
-
-def _terminate(signum: int, frame: Any) -> None:
-    # SIGTERM should run atexit handlers (they release the embedded PostgreSQL).
-    raise SystemExit(128 + signum)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("-v", "--verbose", is_flag=True, help="Log progress and decisions to stderr.")
-@click.pass_context
-def cli(ctx: click.Context, verbose: bool) -> None:
-    """rag: question answering over your own documents that knows when it does not know."""
-    signal.signal(signal.SIGTERM, _terminate)
-    try:
-        settings = Settings.from_env()
-    except RagError as e:
-        click.echo(f"rag: error: {e}", err=True)
-        sys.exit(1)
-    configure_logging(
-        settings.log_format,
-        logging.INFO if verbose else logging.WARNING,
-        log_text=settings.log_text,
-    )
-    app = App(settings)
-    ctx.obj = app
-    ctx.call_on_close(app.close)
-
-
-pass_app = click.make_pass_decorator(App)
-owner_option = click.option(
-    "--owner", default=DEFAULT_OWNER, show_default=True, help="Whose documents to use."
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
+from rag.cli.common import App, echo_json, fails_cleanly, json_option, owner_option, pass_app
 
 # --- db -------------------------------------------------------------------------------------------
 
 
-@cli.group()
+@click.group()
 def db() -> None:
     """Database schema: migrate and show status."""
 
@@ -205,7 +101,7 @@ def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, *, wait: boo
     bar.close()
     waiting, error = summary.unembedded, None
     if wait and app.embedder is not None:
-        from rag.cli_embed import drain_with_progress
+        from rag.cli.embed import drain_with_progress
 
         result = drain_with_progress(app, ingestor.owner_id, quiet=as_json, desc="2/2 vectors")
         waiting, error = result.remaining, result.error
@@ -236,7 +132,7 @@ wait_option = click.option(
 )
 
 
-@cli.command()
+@click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @owner_option
 @wait_option
@@ -254,7 +150,7 @@ def ingest(app: App, paths: tuple[Path, ...], owner: str, wait: bool, as_json: b
     _ingest(app, list(paths), owner, as_json, wait=wait)
 
 
-@cli.command()
+@click.command()
 @owner_option
 @wait_option
 @json_option
@@ -262,13 +158,15 @@ def ingest(app: App, paths: tuple[Path, ...], owner: str, wait: bool, as_json: b
 @fails_cleanly
 def sample(app: App, owner: str, wait: bool, as_json: bool) -> None:
     """Load the shipped Czech sample knowledge base."""
+    from rag.eval.sets import SAMPLE_DIR
+
     _ingest(app, [SAMPLE_DIR], owner, as_json, wait=wait)
 
 
 # --- documents ------------------------------------------------------------------------------------
 
 
-@cli.group()
+@click.group()
 def documents() -> None:
     """List, show and delete the owner's documents."""
 
@@ -343,20 +241,5 @@ def documents_delete(app: App, ref: str, owner: str) -> None:
     click.echo(f"deleted {row['document_id']} {row['source_id']}")
 
 
-# Commands defined in other modules register themselves on import.
-from rag import (  # noqa: E402
-    cli_calibrate,  # noqa: F401
-    cli_embed,  # noqa: F401
-    cli_eval,  # noqa: F401
-    cli_query,  # noqa: F401
-    cli_serve,  # noqa: F401
-)
-
-
-def main() -> None:
-    """Console entry point."""
-    cli(prog_name="rag")
-
-
-if __name__ == "__main__":
-    main()
+# Added to the `rag` group by rag.cli.main.
+COMMANDS = (db, ingest, sample, documents)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from rag.cli import App, cli, echo_json, fails_cleanly, json_option, owner_option, pass_app
+from rag.cli.common import App, echo_json, fails_cleanly, json_option, owner_option, pass_app
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -102,7 +102,7 @@ def parse_filter(
     return None if parsed.empty else parsed
 
 
-@cli.command("keys")
+@click.command("keys")
 @click.argument("text")
 @click.option("--lang", default=None, help="Language code; detected when omitted.")
 @json_option
@@ -140,7 +140,7 @@ def keys_command(text: str, lang: str | None, as_json: bool) -> None:
     click.echo(f"chunk keys ({c.token_count} tokens): {c.tsvector}")
 
 
-@cli.command()
+@click.command()
 @click.argument("question")
 @owner_option
 @click.option(
@@ -215,7 +215,7 @@ def answerability_line(a: Any) -> str:
     return f"type {met}  required {where(a.required)}  focus {where(a.focus)}"
 
 
-@cli.command()
+@click.command()
 @click.argument("question")
 @owner_option
 @filter_options
@@ -236,3 +236,7 @@ def ask(app: App, question: str, owner: str, as_json: bool, **narrow: Any) -> No
         click.echo(f"[{i}] {s.source_id} ({s.evidence['rule']})", err=False)
     if answer.status == "not_found":
         sys.exit(0)
+
+
+# Added to the `rag` group by rag.cli.main.
+COMMANDS = (keys_command, search, ask)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from rag.cli import App, cli, echo_json, fails_cleanly, json_option, pass_app
+from rag.cli.common import App, echo_json, fails_cleanly, json_option, pass_app
 from rag.errors import ConfigError
 from rag.settings import Settings
 
@@ -54,7 +54,7 @@ def _announce(server: Any, host: str) -> None:
     sys.stdout.flush()
 
 
-@cli.command()
+@click.command()
 @click.option("--host", default=None, help="Address to listen on [default: RAG_HOST, 127.0.0.1].")
 @click.option(
     "--port",
@@ -115,7 +115,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
         raise ConfigError(f"could not listen on {settings.host}:{settings.port}")
 
 
-@cli.group()
+@click.group()
 def apikeys() -> None:
     """Create, list and revoke the API keys that map callers to owners."""
 
@@ -176,3 +176,7 @@ def apikeys_revoke(app: App, key_id: int) -> None:
     with app.db.connection() as conn:
         row = revoke_key(conn, key_id)
     click.echo(f"key {row['key_id']} revoked")
+
+
+# Added to the `rag` group by rag.cli.main.
+COMMANDS = (serve, apikeys)

@@ -7,19 +7,9 @@ from typing import Any
 
 import click
 
-from rag.cli import App, echo_json
-from rag.cli_eval import prepare_set, print_failure, rate
-
-
-def gated(cases: list[Any], retrievals: list[Any], ungated: tuple[str, ...]) -> tuple[Any, ...]:
-    """The cases the floors count, their retrievals, and the (case, retrieval) pairs set aside."""
-    aside = {i for i, c in enumerate(cases) if not c.answerable and set(c.tags) & set(ungated)}
-    keep = [i for i in range(len(cases)) if i not in aside]
-    return (
-        [cases[i] for i in keep],
-        [retrievals[i] for i in keep],
-        [(cases[i], retrievals[i]) for i in sorted(aside)],
-    )
+from rag.cli.common import App, echo_json
+from rag.cli.evaluation import prepare_set, print_failure, rate
+from rag.eval.gate import gated
 
 
 def check(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import click
 
-from rag.cli import App, cli, echo_json, fails_cleanly, json_option, owner_option, pass_app
+from rag.cli.common import App, echo_json, fails_cleanly, json_option, owner_option, pass_app
 from rag.errors import RagError
 
 
@@ -46,7 +46,7 @@ def drain_with_progress(
     return Drained(queued(app.db, owner_id), result.error)
 
 
-@cli.command()
+@click.command()
 @owner_option
 @json_option
 @pass_app
@@ -83,7 +83,7 @@ def embed(app: App, owner: str, as_json: bool) -> None:
         sys.exit(1)
 
 
-@cli.command()
+@click.command()
 @owner_option
 @click.option("--force", is_flag=True, help="Re-embed every chunk, not only missing vectors.")
 @json_option
@@ -122,7 +122,7 @@ def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
-@cli.command()
+@click.command()
 @owner_option
 @json_option
 @pass_app
@@ -165,3 +165,7 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+# Added to the `rag` group by rag.cli.main.
+COMMANDS = (embed, reindex, stats)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from rag.cli import App, cli, echo_json, fails_cleanly, json_option, pass_app
+from rag.cli.common import App, echo_json, fails_cleanly, json_option, pass_app
 
 
 def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -233,7 +233,7 @@ def print_failure(r: Any) -> None:
         )
 
 
-@cli.command("eval")
+@click.command("eval")
 @set_options
 @click.option(
     "--show-failures",
@@ -255,3 +255,7 @@ def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> No
         echo_json({"owner": owner, "profile": engine.profile_path, **report.as_dict()})
         return
     print_report(report, owner, engine.profile_path, show_failures)
+
+
+# Added to the `rag` group by rag.cli.main.
+COMMANDS = (eval_command,)

@@ -1,0 +1,28 @@
+"""The CI gate's floors: what `rag calibrate --check` and tests/test_regression_gate.py hold the
+shipped regression set to, defined once so that the command and the test are one gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_MIN_RECALL = 0.82  # measured 0.829 with every not_found counted; the target is 0.93
+DEFAULT_MAX_FALSE = 0.05
+# Questions in another language than the corpus (English, Slovak over the Czech sample) miss the
+# 0.93 target: e5-small puts an English question about as far from its Czech answer as an
+# off-topic one. Their own floor sits just below the measured 0.455 (15/33, with the
+# answerability stage) so that any regression fails; docs/evaluation.md gives the figures.
+OTHER_MIN_RECALL = 0.45
+# not_found cases with these tags (topic present, fact absent) are reported, not counted as false
+# answers; empty: every not_found case counts.
+UNGATED_TAGS: tuple[str, ...] = ()
+
+
+def gated(cases: list[Any], retrievals: list[Any], ungated: tuple[str, ...]) -> tuple[Any, ...]:
+    """The cases the floors count, their retrievals, and the (case, retrieval) pairs set aside."""
+    aside = {i for i, c in enumerate(cases) if not c.answerable and set(c.tags) & set(ungated)}
+    keep = [i for i in range(len(cases)) if i not in aside]
+    return (
+        [cases[i] for i in keep],
+        [retrievals[i] for i in keep],
+        [(cases[i], retrievals[i]) for i in sorted(aside)],
+    )
