@@ -1,1 +1,3 @@
-"""Answering a question: the Engine (rewrite, search, judge, answer), result types, the LLM client, follow-up rewriting and prompts."""
+"""Answering a question: the Engine (rewrite, search, judge, answer), result types, the LLM client,
+follow-up rewriting and prompts.
+"""

@@ -1,1 +1,3 @@
-"""The HTTP layer: create_app(), routes, schemas, problem details, authentication of API keys. Nothing outside rag.api and rag.cli.main imports it."""
+"""The HTTP layer: create_app(), routes, schemas, problem details, authentication of API keys.
+Nothing outside rag.api and rag.cli imports it.
+"""

@@ -1,1 +1,3 @@
-"""The `rag` command: one module per command group, registered on the group in rag.cli.main with add_command."""
+"""The `rag` command: one module per command group, registered on the group in rag.cli.main with
+add_command.
+"""

@@ -1,1 +1,3 @@
-"""Words and languages: normalization, tokens, lemma/stem/prefix keys, stopwords, frame words and answer-type tables. Every per-language table lives in this package."""
+"""Words and languages: normalization, tokens, lemma/stem/prefix keys, stopwords, frame words and
+answer-type tables. Every per-language table lives in this package.
+"""
