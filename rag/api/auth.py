@@ -28,7 +28,6 @@ from rag.errors import InputError, NotFound, Unauthorized
 from rag.store import DEFAULT_OWNER, ensure_owner
 
 TOKEN_PREFIX = "rag_"
-SERVICE_ROLE = "rag_service"
 MAX_LABEL = 200
 
 # Session settings, not SET LOCAL: the pipeline commits more than once per request (retrieval,
