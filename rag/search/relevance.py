@@ -62,23 +62,8 @@ class FilterParams:
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
-        return cls(
-            s.vector_max_distance,
-            s.vector_margin,
-            s.rare_df,
-            s.rare_min_chunks,
-            s.min_coverage,
-            s.coverage_mode,
-            s.prefix_credit,
-            s.support_max_distance,
-            s.support_min_coverage,
-            s.topic_max_distance,
-            s.topic_min_known,
-            s.answer_window,
-            s.focus_words,
-            s.paraphrase_max_distance,
-            s.require_answer_type,
-        )
+        """The knobs from settings by name: every knob is a setting of the same name."""
+        return cls(**{name: getattr(s, name) for name in cls.__slots__})
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__slots__}
