@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -30,10 +30,17 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from rag.errors import DatabaseError, DatabaseUnavailable
 from rag.settings import Settings
 
-if TYPE_CHECKING:
-    from rag.db_health import HealthMonitor
-
 log = logging.getLogger(__name__)
+
+
+class Health(Protocol):
+    """What connection() asks the service's health probe (rag.db_health.HealthMonitor)."""
+
+    @property
+    def up(self) -> bool: ...
+
+    def database_check(self) -> str: ...
+
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 MIGRATION_LOCK = 7_216_530_001  # pg_advisory_lock key that serializes migrators
@@ -236,22 +243,27 @@ def migration_status(url: str, sql_dir: Path = SQL_DIR) -> list[tuple[Migration,
     """Each known migration with the time it was applied (None when pending)."""
     try:
         with psycopg.connect(url, autocommit=True) as conn:
-            has_table = conn.execute(
-                "SELECT to_regclass('schema_migrations') IS NOT NULL"
-            ).fetchone()
+            has_table = conn.execute(_HAS_MIGRATIONS_TABLE).fetchone()
             rows = {}
             if has_table and has_table[0]:
-                rows = {
-                    v: str(at)
-                    for v, at in conn.execute("SELECT version, applied_at FROM schema_migrations")
-                }
+                rows = {v: str(at) for v, at, _ in conn.execute(_APPLIED)}
     except psycopg.OperationalError as e:
         raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
     return [(m, rows.get(m.version)) for m in migrations(sql_dir)]
 
 
+# The one reader of schema_migrations: migrate(), `rag db status` and the health probe use these.
+_HAS_MIGRATIONS_TABLE = "SELECT to_regclass('schema_migrations') IS NOT NULL"
+_APPLIED = "SELECT version, applied_at, checksum FROM schema_migrations"
+
+
 def _applied(conn: psycopg.Connection) -> dict[int, str]:
-    return dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
+    return {version: checksum for version, _, checksum in conn.execute(_APPLIED)}
+
+
+def applied_versions(conn: psycopg.Connection) -> frozenset[int]:
+    """The versions of the migrations applied in the database ``conn`` is connected to."""
+    return frozenset(int(version) for version, _, _ in conn.execute(_APPLIED))
 
 
 def _one_line(e: BaseException) -> str:
@@ -277,7 +289,7 @@ class Database:
         self.url = database_url(settings)
         # Set by the service (rag.db_health): while it knows the server is down, connection()
         # fails at once instead of every caller waiting out the pool timeout.
-        self.health: HealthMonitor | None = None
+        self.health: Health | None = None
         if run_migrations:
             migrate(self.url)
         self.pool = ConnectionPool(

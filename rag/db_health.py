@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from rag.db import applied_versions
+
 log = logging.getLogger(__name__)
 
 PROBE_INTERVAL = 1.0
@@ -156,8 +158,7 @@ class HealthMonitor:
                 options="-c statement_timeout=1000",
                 application_name="rag-health",
             )
-        rows = self._conn.execute("SELECT version FROM schema_migrations").fetchall()
-        return frozenset(int(v) for (v,) in rows)
+        return applied_versions(self._conn)
 
     def _close(self) -> None:
         if self._conn is not None:
