@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rag.db import Database
 from rag.embedders import make_embedder
-from rag.eval.sets import Case, external_set, prepare_owner
+from rag.eval.sets import Case, corpus_owner, external_set
 from rag.search.fusion import Fusion, SetScores, choose, fuse, grid, metrics, single
 from rag.search.profiles import SHIPPED_DIR, slug
 from rag.search.retrieve import retrieve
@@ -67,7 +67,7 @@ def main() -> None:
         else:
             whole = external_set(folder / "docs.jsonl", [folder / "questions.jsonl"], [], name)
             split = {s: [c for c in whole.cases if half(c) == s] for s in ("dev", "test")}
-        _, owner_id = prepare_owner(db, settings, embedder, whole)
+        _, owner_id = corpus_owner(db, settings, embedder, whole)
         owners[name] = owner_id
         for s, cases in split.items():
             cases = [c for c in cases if c.answerable]

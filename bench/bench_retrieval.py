@@ -38,7 +38,7 @@ from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval.metrics import retrieval_metrics, score
-from rag.eval.sets import external_set, prepare_owner
+from rag.eval.sets import corpus_owner, external_set
 from rag.search.answerability import sentences
 from rag.search.relevance import FilterParams, judge
 from rag.search.retrieve import Retrieval, retrieve
@@ -102,7 +102,7 @@ def main() -> None:
     if embedder is None:
         sys.exit("bench_retrieval needs an embedder (RAG_EMBEDDER)")
     db = Database(settings)
-    owner, owner_id = prepare_owner(db, settings, embedder, evalset)
+    owner, owner_id = corpus_owner(db, settings, embedder, evalset)
     engine = Engine(db, settings, embedder)
     cases = evalset.cases
     print(

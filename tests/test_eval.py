@@ -626,18 +626,18 @@ def test_the_corpus_is_ingested_once_and_reused_until_it_changes(
     cases, corpus = small_set
     embedder = make_embedder(settings)
     evalset = evaluate.regression_set(cases, corpus)
-    name, oid = evaluate.prepare_owner(db, settings, embedder, evalset, progress=False)
+    name, oid = evaluate.corpus_owner(db, settings, embedder, evalset, progress=False)
 
     def no_ingestion(*args: object, **kwargs: object) -> None:
         raise AssertionError("an unchanged corpus was ingested again")
 
     monkeypatch.setattr(evaluate, "Ingestor", no_ingestion)
-    assert evaluate.prepare_owner(db, settings, embedder, evalset, progress=False) == (name, oid)
+    assert evaluate.corpus_owner(db, settings, embedder, evalset, progress=False) == (name, oid)
     monkeypatch.undo()
     corpus.write_text(
         corpus.read_text(encoding="utf-8").replace("pátek", "čtvrtek"), encoding="utf-8"
     )
-    other, other_id = evaluate.prepare_owner(db, settings, embedder, evalset, progress=False)
+    other, other_id = evaluate.corpus_owner(db, settings, embedder, evalset, progress=False)
     assert other != name and other_id != oid
 
 

@@ -31,7 +31,7 @@ from rag.eval.gate import (
     UNGATED_TAGS,
 )
 from rag.eval.metrics import Figures, Report, retrieval_metrics, score
-from rag.eval.sets import prepare_owner, regression_set, retrieve_all
+from rag.eval.sets import corpus_owner, regression_set, retrieve_all
 from rag.search.profiles import SHIPPED_DIR, slug
 from rag.settings import Settings
 
@@ -56,7 +56,7 @@ def report(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
     db = Database(settings, run_migrations=False)
     try:
         evalset = regression_set()
-        _, owner_id = prepare_owner(db, settings, embedder, evalset, progress=False)
+        _, owner_id = corpus_owner(db, settings, embedder, evalset, progress=False)
         engine = Engine(db, settings, embedder)
         assert engine.profile_path == SHIPPED_DIR / f"{slug(embedder.model_id)}.json"
         retrievals = retrieve_all(engine, owner_id, evalset.cases, progress=False)

@@ -10,7 +10,7 @@ import click
 
 from rag.cli.check import check as check_floors
 from rag.cli.common import App, echo_json, fails_cleanly, json_option, pass_app
-from rag.cli.evaluation import num, prepare_set, rate, set_options
+from rag.cli.evaluation import num, rate, retrieved_set, set_options
 from rag.eval.gate import (
     DEFAULT_MAX_FALSE,
     DEFAULT_MIN_RECALL,
@@ -133,7 +133,7 @@ def calibrate(
             f"{other_as!r} is neither other nor a language pair like de>ru",
             param_hint="--other-as",
         )
-    evalset, engine, owner, everything = prepare_set(
+    evalset, engine, owner, everything = retrieved_set(
         app, opts, use_profile=False, progress=not as_json
     )
     cases, retrievals, aside = gated(evalset.cases, everything, ungated)

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from rag.cli.common import App, echo_json
-from rag.cli.evaluation import prepare_set, print_failure, rate
+from rag.cli.evaluation import print_failure, rate, retrieved_set
 from rag.eval.gate import gated
 
 
@@ -27,7 +27,7 @@ def check(
     from rag.eval.metrics import Figures, score
     from rag.search.profiles import read_profile
 
-    evalset, engine, owner, everything = prepare_set(
+    evalset, engine, owner, everything = retrieved_set(
         app, opts, use_profile=True, progress=not as_json
     )
     cases, retrievals, aside = gated(evalset.cases, everything, ungated)

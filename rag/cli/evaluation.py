@@ -127,13 +127,13 @@ def refuse_half_embedded(app: App, owner: str, owner_id: int) -> None:
         )
 
 
-def prepare_set(
+def retrieved_set(
     app: App, opts: dict[str, Any], *, use_profile: bool, progress: bool
 ) -> tuple[Any, ...]:
     """The set, an engine, the owner and one cached retrieval per case."""
     from rag.answer.engine import Engine
     from rag.errors import InputError
-    from rag.eval.sets import prepare_owner, retrieve_all
+    from rag.eval.sets import corpus_owner, retrieve_all
     from rag.search.relevance import FilterParams
 
     evalset = evalset_from(
@@ -156,7 +156,7 @@ def prepare_set(
         if owner_id is None:
             raise InputError(f"owner {owner!r} has no documents")
     else:
-        owner, owner_id = prepare_owner(app.db, settings, app.embedder, evalset, progress=progress)
+        owner, owner_id = corpus_owner(app.db, settings, app.embedder, evalset, progress=progress)
     refuse_half_embedded(app, owner, owner_id)
     params = None if use_profile else FilterParams.from_settings(settings)
     engine = Engine(app.db, settings, app.embedder, params=params)
@@ -249,7 +249,7 @@ def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> No
     """Measure retrieval and the full pipeline on a regression set or an external corpus."""
     from rag.eval.metrics import score
 
-    evalset, engine, owner, retrievals = prepare_set(app, opts, use_profile=True, progress=True)
+    evalset, engine, owner, retrievals = retrieved_set(app, opts, use_profile=True, progress=True)
     report = score(engine, evalset.label, evalset.cases, retrievals, engine.thresholds)
     if as_json:
         echo_json({"owner": owner, "profile": engine.profile_path, **report.as_dict()})

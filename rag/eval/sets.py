@@ -258,7 +258,7 @@ def owner_name(evalset: EvalSet, digest: str) -> str:
     return f"eval:{evalset.name}:{digest}"
 
 
-def prepare_owner(
+def corpus_owner(
     db: Database,
     settings: Settings,
     embedder: Embedder | None,
