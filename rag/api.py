@@ -41,7 +41,7 @@ from litestar.static_files import create_static_files_router
 
 from rag import api_chat, api_documents, metrics
 from rag.answer import AnswerWriter
-from rag.api_chat import check_question, parse_filter
+from rag.api_chat import parse_filter, question_field
 from rag.api_observability import RequestObservation
 from rag.api_observability import metrics as metrics_route
 from rag.api_problems import (
@@ -140,12 +140,12 @@ def search(
 ) -> dict[str, Any]:
     """The fused candidates with their evidence (the shape of ``rag search --json``)."""
     caller: Caller = request.user
-    check_question(data.question, services.settings)
     filters = parse_filter(data.filter)
     engine = services.engine(caller)
-    result = engine.search(
-        caller.owner_id, data.question, mode=data.mode, limit=data.limit, filters=filters
-    )
+    with question_field():
+        result = engine.search(
+            caller.owner_id, data.question, mode=data.mode, limit=data.limit, filters=filters
+        )
     metrics.record_degraded(result.degraded)
     return result.as_dict()
 

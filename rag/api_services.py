@@ -14,7 +14,6 @@ from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
 from rag.embed_queue import EmbedWorker, queue_depth
 from rag.embedders import Embedder
-from rag.followup import Completer
 from rag.ingest import Ingestor, IngestSummary
 from rag.loaders import LoadedDocument, LoadFailure
 from rag.relations import Thresholds
@@ -135,11 +134,6 @@ class Services:
         if self.db is None:
             raise RuntimeError("the service has not started")
         return self.db
-
-    @property
-    def completer(self) -> Completer | None:
-        """The chat model, for follow-up rewrites (None: rules only)."""
-        return self.llm if hasattr(self.llm, "complete") else None  # type: ignore[return-value]
 
     def authenticate(self, token: str | None) -> Caller:
         """The caller of a request bearing ``token`` (None: no Authorization header)."""

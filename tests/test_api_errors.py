@@ -260,6 +260,14 @@ class BrokenWriter:
     ) -> str:
         raise RuntimeError("secret internals at /srv/rag/conf")
 
+    def answer_stream(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> Iterator[str]:
+        raise RuntimeError("secret internals at /srv/rag/conf")
+
+    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str:
+        raise RuntimeError("secret internals at /srv/rag/conf")
+
 
 def test_unexpected_errors_are_500_without_details(server_url: str, tmp_path: Path) -> None:
     url = new_database(server_url, "rag_api_broken")

@@ -15,13 +15,14 @@ import numpy as np
 import psycopg
 import pytest
 
-from rag.answer import NOT_FOUND, Engine
+from rag.answer import Engine
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError, InputError
 from rag.ingest import Ingestor
 from rag.llm import ChatLLM
 from rag.loaders import LoadedDocument
+from rag.phrases import NOT_FOUND
 from rag.question_keys import QueryKeys, QueryWord, query_keys
 from rag.relevance import FilterParams, idf, judge
 from rag.retrieve import Candidate, Retrieval
