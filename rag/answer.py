@@ -51,6 +51,8 @@ class AnswerWriter(Protocol):
     """A chat model (rag.llm.ChatLLM): it writes an answer citing numbered sources ([1], [2], ...),
     whole or streamed, and completes messages for the follow-up rewrite (rag.followup)."""
 
+    model: str  # the name /v1/stats reports
+
     def answer(
         self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
     ) -> str: ...

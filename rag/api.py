@@ -169,7 +169,7 @@ def stats(
         "owner": caller.owner,
         **asdict(s),
         "embedder": model,
-        "llm": getattr(services.llm, "model", None),
+        "llm": services.llm.model if services.llm is not None else None,
         "embedding": asdict(progress),
     }
 

@@ -39,6 +39,8 @@ class ScriptedWriter:
     ``fail_after``: raise ``error`` after that many pieces (0: before the first).
     """
 
+    model = "scripted"
+
     def __init__(
         self,
         pieces: list[str],
