@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from rag.errors import DatabaseError, DatabaseUnavailable
+from rag.errors import DatabaseError, DatabaseUnavailable, one_line
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -233,9 +233,9 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
             finally:
                 conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
     except psycopg.OperationalError as e:
-        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {one_line(e)}") from e
     except psycopg.Error as e:
-        raise DatabaseError(f"migration failed: {_one_line(e)}") from e
+        raise DatabaseError(f"migration failed: {one_line(e)}") from e
     return applied
 
 
@@ -248,7 +248,7 @@ def migration_status(url: str, sql_dir: Path = SQL_DIR) -> list[tuple[Migration,
             if has_table and has_table[0]:
                 rows = {v: str(at) for v, at, _ in conn.execute(_APPLIED)}
     except psycopg.OperationalError as e:
-        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {_one_line(e)}") from e
+        raise DatabaseUnavailable(f"cannot reach PostgreSQL: {one_line(e)}") from e
     return [(m, rows.get(m.version)) for m in migrations(sql_dir)]
 
 
@@ -264,10 +264,6 @@ def _applied(conn: psycopg.Connection) -> dict[int, str]:
 def applied_versions(conn: psycopg.Connection) -> frozenset[int]:
     """The versions of the migrations applied in the database ``conn`` is connected to."""
     return frozenset(int(version) for version, _, _ in conn.execute(_APPLIED))
-
-
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
 
 
 # --- the pool ------------------------------------------------------------------------------------
@@ -319,7 +315,7 @@ class Database:
         except PoolTimeout as e:
             raise DatabaseUnavailable("no database connection free; retry shortly") from e
         except psycopg.OperationalError as e:
-            raise DatabaseUnavailable(f"database unavailable: {_one_line(e)}") from e
+            raise DatabaseUnavailable(f"database unavailable: {one_line(e)}") from e
 
     def recover(self) -> None:
         """Replace the pooled connections that an outage broke (run when the server is back)."""

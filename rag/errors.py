@@ -5,6 +5,7 @@
     ├── DatabaseError        PostgreSQL unreachable, extension missing, migration failed
     │   └── DatabaseUnavailable   the server is down or the pool is exhausted (retry later)
     ├── InputError           the caller's input is unusable (HTTP 422)
+    │   ├── QuestionError         an empty or overlong question (HTTP names its field)
     │   ├── UnsupportedFormat     a file type ingestion cannot read
     │   ├── EmptyInput            an empty, blank or binary document
     │   ├── TooLarge              over a size limit (HTTP 413)
@@ -17,6 +18,10 @@
     └── LLMError             the chat model failed; callers fall back to the extractive answer
 
 "Not in the knowledge base" is an ordinary answer, never an error.
+
+Messages of caught exceptions are quoted with :func:`one_line` (the whole message, for logs,
+``degraded`` entries and problem details) or :func:`short_reason` (a third-party library's
+message inside one of rag's own, never empty and bounded).
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ class DatabaseUnavailable(DatabaseError):
 
 class InputError(RagError):
     kind = "invalid-input"
+
+
+class QuestionError(InputError):
+    pass
 
 
 class UnsupportedFormat(InputError):
@@ -82,3 +91,13 @@ class RetrievalError(RagError):
 
 class LLMError(RagError):
     kind = "llm"
+
+
+def one_line(e: BaseException) -> str:
+    """The exception's message with every run of whitespace (newlines too) made one space."""
+    return " ".join(str(e).split())
+
+
+def short_reason(e: BaseException, limit: int = 300) -> str:
+    """The message on one line and at most ``limit`` characters; the type's name if it is empty."""
+    return (one_line(e) or type(e).__name__)[:limit]

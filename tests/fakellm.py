@@ -1,6 +1,6 @@
 """A fake OpenAI-compatible chat server on loopback: real HTTP, scripted behaviour, recorded calls.
 
-Modes: ``ok`` (answers citing [1]), ``error`` (HTTP 500), ``garbage`` (200 with a body that is not
+Modes: ``ok`` (answers citing [1]), ``error`` (HTTP 500 with ``error_message``), ``garbage`` (200 with a body that is not
 JSON), ``slow`` (sleeps ``delay`` seconds first), ``empty`` (an empty answer), ``cut`` (a stream that
 breaks after its first pieces). ``respond``, when set, chooses the reply from the request body
 (e.g. one reply for a follow-up rewrite, another for an answer). Every request body is kept in
@@ -23,6 +23,7 @@ class FakeLLM:
         self.mode = "ok"
         self.delay = 0.0
         self.reply = "Odpověď podle zdroje [1]."
+        self.error_message = "boom"
         self.respond: Callable[[dict[str, Any]], str] | None = None
         self._lock = threading.Lock()
         fake = self
@@ -39,7 +40,8 @@ class FakeLLM:
                 if fake.mode == "slow":
                     time.sleep(fake.delay)
                 if fake.mode == "error":
-                    self._send(500, b'{"error": {"message": "boom"}}')
+                    error = {"error": {"message": fake.error_message}}
+                    self._send(500, json.dumps(error).encode())
                     return
                 if fake.mode == "garbage":
                     self._send(200, b"<html>not json</html>")

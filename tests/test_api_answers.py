@@ -12,8 +12,8 @@ from typing import Any
 import openai
 import pytest
 
-from rag.answer.engine import NOT_FOUND
 from rag.answer.llm import ABSTAIN, PROMPTS
+from rag.language.phrases import NOT_FOUND
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database, sse_events
 from tests.fakellm import FakeLLM
 
@@ -40,6 +40,7 @@ def llm(fake_llm: FakeLLM) -> FakeLLM:
     """The module's fake chat server, reset for this test."""
     fake_llm.calls.clear()
     fake_llm.mode, fake_llm.delay, fake_llm.reply, fake_llm.respond = "ok", 0.0, LLM_REPLY, None
+    fake_llm.error_message = "boom"
     return fake_llm
 
 
@@ -292,6 +293,27 @@ def test_a_failing_model_degrades_to_the_extractive_answer(
     assert events[-1][0] == "answer" and final["extractive"] is True
     assert [d["component"] for d in final["degraded"]] == ["llm"]
     assert "".join(d["text"] for e, d, _ in events if e == "delta") == final["answer"]
+
+
+def test_a_model_error_is_the_same_degraded_entry_in_every_shape(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    llm.mode, llm.error_message = "error", "upstream failed\n  at  stage two"
+    expected = {
+        "component": "llm",
+        "reason": "error",
+        "message": "chat endpoint failed: InternalServerError: Error code: 500 - "
+        "upstream failed at stage two",
+    }
+    shapes = {"ask": ask(smart, ASK_NOVAK)["degraded"]}
+    shapes["ask stream"] = ask_stream(smart, ASK_NOVAK)[-1][1]["degraded"]
+    client = chat_client(smart)
+    messages: Any = [{"role": "user", "content": ASK_NOVAK}]
+    whole = client.chat.completions.create(model="rag", messages=messages)
+    shapes["chat"] = whole.model_extra["rag"]["degraded"]
+    chunks = list(client.chat.completions.create(model="rag", messages=messages, stream=True))
+    shapes["chat stream"] = chunks[-1].model_extra["rag"]["degraded"]
+    assert shapes == dict.fromkeys(shapes, [expected]), shapes
 
 
 def test_streamed_answer_comes_in_pieces_after_the_sources(smart: LiveServer, llm: FakeLLM) -> None:

@@ -255,9 +255,19 @@ def test_exhausted_pool_is_503_with_retry_after_then_recovers(strict: LiveServer
 class BrokenWriter:
     """An answer writer with a bug (not an LLMError): the service must not leak its details."""
 
+    model = "broken"
+
     def answer(
         self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
     ) -> str:
+        raise RuntimeError("secret internals at /srv/rag/conf")
+
+    def answer_stream(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> Iterator[str]:
+        raise RuntimeError("secret internals at /srv/rag/conf")
+
+    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str:
         raise RuntimeError("secret internals at /srv/rag/conf")
 
 

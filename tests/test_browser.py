@@ -21,10 +21,10 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from rag.answer.engine import NOT_FOUND
 from rag.answer.llm import ABSTAIN
 from rag.api.auth import create_key
 from rag.db import Database
+from rag.language.phrases import NOT_FOUND
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database
 from tests.fakellm import FakeLLM
 

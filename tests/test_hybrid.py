@@ -15,13 +15,14 @@ import numpy as np
 import psycopg
 import pytest
 
-from rag.answer.engine import NOT_FOUND, Engine
+from rag.answer.engine import Engine
 from rag.answer.llm import ChatLLM
 from rag.db import Database, migrate
 from rag.embedders import make_embedder
 from rag.errors import EmbedderError, InputError
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
+from rag.language.phrases import NOT_FOUND
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.search.relevance import FilterParams, idf, judge
 from rag.search.retrieve import Candidate, Retrieval

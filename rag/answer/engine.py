@@ -1,4 +1,7 @@
-"""The one pipeline every caller goes through: retrieve → filter → not_found | extractive | LLM.
+"""The one question path every caller goes through (``rag ask``, ``/v1/ask`` as JSON or server-sent
+events, ``/v1/chat/completions``, evaluation): the question validated once, a follow-up rewritten
+(rag.answer.followup), retrieval, the relevance and answerability judgement, then not_found | extractive |
+LLM, whole or streamed. The HTTP layer only puts the answer into its shapes.
 
 "Not in the knowledge base" is an ordinary answer: status ``not_found``, a fixed sentence in the
 question's language, and no LLM call. ``not_found_by`` says who decided: ``filter`` (no candidate
@@ -10,20 +13,24 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import psycopg
 
-from rag.answer.llm import abstains
+from rag.answer.followup import standalone_question
+from rag.answer.llm import AbstentionGate
 from rag.answer.source import Source
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import InputError, LLMError
+from rag.errors import LLMError, QuestionError, one_line
 from rag.ingest.chunking import split_sentences
 from rag.ingest.freshness import Standing, standing
 from rag.language.keys import chunk_keys, normalize
+from rag.language.phrases import EXTRACTIVE_LABEL, NOT_FOUND, answer_language
+from rag.logs import private
 from rag.metrics import record_retrieval
 from rag.search.filters import SearchFilter
 from rag.search.profiles import fusion_settings, thresholds
@@ -35,31 +42,26 @@ from rag.settings import Settings
 
 log = logging.getLogger(__name__)
 
-NOT_FOUND = {
-    "cs": "V znalostní bázi to není.",
-    "sk": "V databáze znalostí to nie je.",
-    "pl": "Nie ma tego w bazie wiedzy.",
-    "de": "Das steht nicht in der Wissensbasis.",
-    "ru": "Этого нет в базе знаний.",
-    "en": "Not in the knowledge base.",
-}
-EXTRACTIVE_LABEL = {
-    "cs": "Výňatek ze zdroje",
-    "sk": "Výňatok zo zdroja",
-    "pl": "Fragment źródła",
-    "de": "Auszug aus der Quelle",
-    "ru": "Выдержка из источника",
-    "en": "Excerpt from the source",
-}
 MAX_SOURCES = 5
+# ("sources", Answer without the model's text), ("delta", str)..., then ("answer", Answer)
+AnswerEvent = tuple[Literal["sources", "delta", "answer"], Any]
 
 
 class AnswerWriter(Protocol):
-    """An LLM that writes an answer citing numbered sources ([1], [2], ...)."""
+    """A chat model (rag.answer.llm.ChatLLM): it writes an answer citing numbered sources ([1], [2], ...),
+    whole or streamed, and completes messages for the follow-up rewrite (rag.answer.followup)."""
+
+    model: str  # the name /v1/stats reports
 
     def answer(
         self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
     ) -> str: ...
+
+    def answer_stream(
+        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    ) -> Iterator[str]: ...
+
+    def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str: ...
 
 
 @dataclass
@@ -140,6 +142,8 @@ class Answer:
     degraded: list[dict[str, str]] = field(default_factory=list)
     citations: list[int] = field(default_factory=list)
     not_found_by: str | None = None  # "filter" | "llm" when status is "not_found"
+    # the question the sources were searched for (a follow-up rewritten); the HTTP shapes show it
+    question: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -231,16 +235,19 @@ class Engine:
         self.params = params.default  # the set for questions in the corpus's language
 
     def validate(self, question: str) -> str:
-        """The question, normalized; raises InputError when it is unusable."""
+        """The question, normalized; the one check of every caller's question.
+
+        Raises:
+            QuestionError: not a string, empty, or over ``max_question_chars`` once normalized.
+        """
         if not isinstance(question, str):
-            raise InputError("question must be a string")
+            raise QuestionError("the question must be a string")
         q = normalize(question).strip()
         if not q:
-            raise InputError("question is empty")
-        if len(q) > self.settings.max_question_chars:
-            raise InputError(
-                f"question is {len(q)} characters; the limit is {self.settings.max_question_chars}"
-            )
+            raise QuestionError("the question is empty")
+        limit = self.settings.max_question_chars
+        if len(q) > limit:
+            raise QuestionError(f"the question is {len(q)} characters; the limit is {limit}")
         return q
 
     def search(
@@ -262,7 +269,27 @@ class Engine:
         (listed in ``hidden``), the reranker (if any) re-orders the top ones, and candidates of
         stale documents follow the fresh ones.
         """
-        q = self.validate(question)
+        return self._search(
+            owner_id,
+            self.validate(question),
+            mode=mode,
+            limit=limit,
+            params=params,
+            vector=vector,
+            filters=filters,
+        )
+
+    def _search(
+        self,
+        owner_id: int | None,
+        q: str,
+        *,
+        mode: Mode = "hybrid",
+        limit: int | None = None,
+        params: FilterParams | None = None,
+        vector: Any = None,
+        filters: SearchFilter | None = None,
+    ) -> SearchResult:
         r = retrieve(
             self.db,
             self.settings,
@@ -318,7 +345,7 @@ class Engine:
                 found = standing(conn, owner_id, [c.document_id for c in r.candidates])
                 conn.commit()
         except psycopg.Error as e:  # fail open: answer without the standing, and say so
-            message = " ".join(str(e).split())
+            message = one_line(e)
             r.degraded.append({"component": "standing", "reason": "error", "message": message})
             return [], {}
         hidden = [
@@ -352,6 +379,56 @@ class Engine:
             h.rerank_score = score
         return [top[i] for i in order] + hits[len(top) :]
 
+    def judge(self, r: Retrieval, params: FilterParams | Thresholds | None = None) -> SearchResult:
+        """A retrieval's candidates judged as :meth:`search` judges them, without the database.
+
+        Evaluation re-judges its cached retrievals so (no standing, no reranker); ``params``
+        replaces the engine's thresholds.
+        """
+        hits, rel, name = judged(r, params or self.thresholds)
+        return SearchResult(
+            r.question, r.query.lang, hits, r.degraded, r, relation=rel, thresholds=name
+        )
+
+    def find(
+        self,
+        owner_id: int | None,
+        question: str,
+        *,
+        history: Sequence[Mapping[str, Any]] = (),
+        params: FilterParams | None = None,
+        filters: SearchFilter | None = None,
+        use_llm: bool = True,
+    ) -> SearchResult:
+        """The sources for a question: validated, a follow-up rewritten, then searched.
+
+        The chat model rewrites a follow-up when there is one (and ``use_llm``), rules otherwise
+        (rag.answer.followup). A rewrite that finds nothing the filter admits gives way to the question
+        as asked, when that does.
+
+        Raises:
+            QuestionError: the question is unusable (:meth:`validate`).
+        """
+        q = self.validate(question)
+        rewrite = standalone_question(
+            q,
+            history,
+            llm=self.llm if use_llm else None,
+            max_chars=self.settings.max_question_chars,
+        )
+        searched = normalize(rewrite.question).strip() or q
+        result = self._search(owner_id, searched, params=params, filters=filters)
+        if searched != q and not any(h.judgement.passed for h in result.hits):
+            plain = self._search(owner_id, q, params=params, filters=filters)
+            if any(h.judgement.passed for h in plain.hits):
+                log.info(
+                    "follow-up rewrite %s found nothing; the question as asked did",
+                    private(searched),
+                )
+                result = plain
+        result.degraded.extend(rewrite.degraded)
+        return result
+
     def ask(
         self,
         owner_id: int | None,
@@ -362,18 +439,81 @@ class Engine:
         use_llm: bool = True,
         filters: SearchFilter | None = None,
     ) -> Answer:
-        """Answer from the sources that pass the filter, or say it is not in the knowledge base."""
-        result = self.search(owner_id, question, params=params, filters=filters)
-        return self.answer_from(result, history=history or [], use_llm=use_llm)
+        """Answer from the sources that pass the filter, or say it is not in the knowledge base.
+
+        Raises:
+            QuestionError: the question is unusable (:meth:`validate`).
+        """
+        turns = history or []
+        result = self.find(
+            owner_id, question, history=turns, params=params, filters=filters, use_llm=use_llm
+        )
+        return self.answer_from(result, history=turns, use_llm=use_llm)
+
+    def ask_stream(
+        self,
+        owner_id: int | None,
+        question: str,
+        *,
+        history: list[dict[str, str]] | None = None,
+        filters: SearchFilter | None = None,
+    ) -> Iterator[AnswerEvent]:
+        """:meth:`ask` as events (:data:`AnswerEvent`), the answer streamed from the chat model.
+
+        The question is validated and searched before this returns, so an unusable question or
+        a failed retrieval raises here, before the first event; the answer is written as the
+        events are read.
+        """
+        turns = history or []
+        result = self.find(owner_id, question, history=turns, filters=filters)
+        return self.answer_events(result, history=turns)
 
     def answer_from(
-        self, result: SearchResult, *, history: list[dict[str, str]], use_llm: bool = True
+        self,
+        result: SearchResult,
+        *,
+        history: list[dict[str, str]] | None = None,
+        use_llm: bool = True,
     ) -> Answer:
-        lang = result.lang if result.lang in NOT_FOUND else "en"
+        """The complete answer to a search result (the last of its :meth:`answer_events`)."""
+        final: Answer | None = None
+        for kind, value in self.answer_events(
+            result, history=history, use_llm=use_llm, stream=False
+        ):
+            if kind == "answer":
+                final = value
+        assert final is not None
+        return final
+
+    def answer_events(
+        self,
+        result: SearchResult,
+        *,
+        history: list[dict[str, str]] | None = None,
+        use_llm: bool = True,
+        stream: bool = True,
+    ) -> Iterator[AnswerEvent]:
+        """The sources first, then the answer in pieces, then the complete :class:`Answer`.
+
+        Without sources the filter admits, the answer is not_found and the chat model is never
+        called; without a chat model (or ``use_llm``) it is the extractive answer. ``stream``
+        asks the model for its answer piece by piece rather than whole.
+        """
+        base = self._without_llm(result)
+        yield "sources", base
+        if base.status != "answered" or self.llm is None or not use_llm:
+            yield "delta", base.answer
+            yield "answer", base
+            return
+        yield from self._written(base, history or [], stream=stream)
+
+    def _without_llm(self, result: SearchResult) -> Answer:
+        """not_found by the filter, or the extractive answer from the admitted sources."""
+        lang = answer_language(result.lang)
         passed = [h for h in result.hits if h.judgement.passed][:MAX_SOURCES]
         degraded = list(result.degraded)
         if not passed:
-            return not_found(lang, degraded, by="filter")
+            return not_found(lang, degraded, by="filter", question=result.question)
         sources = [
             Source(
                 h.candidate.source_id,
@@ -385,44 +525,86 @@ class Engine:
             )
             for h in passed
         ]
-        if self.llm is not None and use_llm:
-            try:
-                text = self.llm.answer(result.question, sources, lang, history)
-                if abstains(text):
-                    return not_found(lang, degraded, by="llm")
-                return Answer(
-                    "answered",
-                    text,
-                    lang,
-                    sources,
-                    True,
-                    False,
-                    degraded,
-                    cited(text, len(sources)),
-                )
-            except LLMError as e:
-                log.warning("LLM failed, answering extractively: %s", e)
-                degraded.append({"component": "llm", "reason": "error", "message": str(e)})
-                return self._extractive(result, sources, lang, degraded, llm_called=True)
-        return self._extractive(result, sources, lang, degraded, llm_called=False)
-
-    def _extractive(
-        self,
-        result: SearchResult,
-        sources: list[Source],
-        lang: str,
-        degraded: list[dict[str, str]],
-        *,
-        llm_called: bool,
-    ) -> Answer:
         text = f"{EXTRACTIVE_LABEL[lang]} [1]: {excerpt(result, sources[0])} [1]"
-        return Answer("answered", text, lang, sources, llm_called, True, degraded, [1])
+        return Answer(
+            "answered", text, lang, sources, False, True, degraded, [1], question=result.question
+        )
+
+    def _written(
+        self, base: Answer, history: list[dict[str, str]], *, stream: bool
+    ) -> Iterator[AnswerEvent]:
+        """The chat model's answer from ``base``'s sources: the one place an LLM answer is built.
+
+        The abstention marker is held back and makes the answer not_found (by "llm"). A model
+        that fails before or during its answer, or writes nothing, leaves the extractive
+        ``base`` with a ``degraded`` entry (its message on one line); text already passed on is
+        followed by the extractive answer after a blank line.
+        """
+        assert self.llm is not None
+        q, sources, lang = base.question, base.sources, base.lang
+        pieces: list[str] = []
+        shown = False
+        gate = AbstentionGate()  # the abstention marker is never passed on as answer text
+        try:
+            if stream:
+                replies = self.llm.answer_stream(q, sources, lang, history)
+            else:
+                replies = iter([self.llm.answer(q, sources, lang, history)])
+            for piece in replies:
+                pieces.append(piece)
+                if passed := gate.feed(piece):
+                    shown = True
+                    yield "delta", passed
+                if gate.abstained:
+                    break
+            if not gate.abstained and (rest := gate.flush()):
+                shown = True
+                yield "delta", rest
+            text = "".join(pieces).strip()
+            if not text:
+                raise LLMError("chat endpoint returned an empty answer")
+        except LLMError as e:
+            log.warning("LLM failed, answering extractively: %s", e)
+            why = {"component": "llm", "reason": "error", "message": one_line(e)}
+            final = replace(base, llm_called=True, degraded=[*base.degraded, why])
+            yield "delta", ("\n\n" if shown else "") + final.answer
+            yield "answer", final
+            return
+        if gate.abstained:
+            final = not_found(lang, list(base.degraded), by="llm", question=q)
+            yield "delta", final.answer
+            yield "answer", final
+            return
+        citations = cited(text, len(sources))
+        yield (
+            "answer",
+            Answer(
+                "answered",
+                text,
+                lang,
+                sources,
+                True,
+                False,
+                list(base.degraded),
+                citations,
+                None,
+                q,
+            ),
+        )
 
 
-def not_found(lang: str, degraded: list[dict[str, str]], *, by: str) -> Answer:
+def not_found(lang: str, degraded: list[dict[str, str]], *, by: str, question: str = "") -> Answer:
     """The "not in the knowledge base" answer; ``by`` is "filter" or "llm" (who decided)."""
     return Answer(
-        "not_found", NOT_FOUND[lang], lang, [], by == "llm", False, degraded, not_found_by=by
+        "not_found",
+        NOT_FOUND[lang],
+        lang,
+        [],
+        by == "llm",
+        False,
+        degraded,
+        not_found_by=by,
+        question=question,
     )
 
 

@@ -9,27 +9,31 @@ when it named none. A question that names its own entity ("A co Dvořáková?") 
 question's other content words instead. Earlier follow-ups are resolved first, so a chain of them
 keeps its subject.
 
-A rewrite can be wrong (a topic change that happens to start with "A"), so :func:`search_followup`
-falls back to the question as asked when the rewritten one finds nothing.
+A rewrite can be wrong (a topic change that happens to start with "A"), so the engine
+(:meth:`rag.answer.engine.Engine.ask`) falls back to the question as asked when the rewritten one finds
+nothing.
+
+The continuation words, pronouns and labels of every language are in :mod:`rag.language.phrases`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from rag.errors import LLMError
+from rag.errors import LLMError, one_line
 from rag.language.keys import tokenize
+from rag.language.phrases import (
+    ANAPHORA_WORDS,
+    CONTINUATION_PAIRS,
+    CONTINUATION_WORDS,
+    NOUNS_CAPITALIZED,
+    REWRITE_PREFIXES,
+)
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
-from rag.logs import private
-
-if TYPE_CHECKING:
-    from rag.answer.engine import Engine, SearchResult
-    from rag.search.filters import SearchFilter
 
 log = logging.getLogger(__name__)
 
@@ -38,114 +42,6 @@ MAX_TURNS = 6  # earlier turns shown to the model
 MAX_TURN_CHARS = 600  # of each turn, so one long answer cannot crowd out the rest
 # Of an earlier answer kept for the answering model; the rewrite shows it only MAX_TURN_CHARS.
 ANSWER_TURN_CHARS = 2000
-
-# First words that continue the previous question rather than start a new one.
-CONTINUATIONS = frozenset(
-    {
-        "a",
-        "ale",
-        "i",
-        "také",
-        "taky",
-        "tak",
-        "no",  # cs, sk
-        "oraz",
-        "zaś",  # pl ("a", "i" above)
-        "und",
-        "aber",
-        "auch",  # de
-        "and",
-        "also",
-        "but",
-        "what",
-        "how",  # en ("what about", checked below)
-        "а",
-        "и",
-        "но",
-        "тоже",  # ru
-    }
-)
-_EN_PAIRS = frozenset({"what about", "how about"})
-NOUNS_CAPITALIZED = frozenset({"de"})
-# Words that refer back to something named before; none of them is also a common content word.
-ANAPHORA = frozenset(
-    {
-        # cs, sk
-        "on",
-        "ona",
-        "ono",
-        "oni",
-        "ony",
-        "jeho",
-        "jej",
-        "jí",
-        "ní",
-        "něj",
-        "něho",
-        "němu",
-        "mu",
-        "jemu",
-        "ho",
-        "jim",
-        "nim",
-        "nich",
-        "jejich",
-        "její",
-        "tam",
-        "tom",
-        "tomu",
-        "něm",
-        "ňom",
-        "nemu",
-        "ich",
-        "im",
-        # pl
-        "jego",
-        "niego",
-        "niej",
-        "tym",
-        # de
-        "er",
-        "ihm",
-        "ihn",
-        "ihnen",
-        "sein",
-        "seine",
-        "seinen",
-        "seinem",
-        "seiner",
-        "dort",
-        "dessen",
-        "deren",
-        # en
-        "he",
-        "she",
-        "him",
-        "his",
-        "her",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        # ru
-        "он",
-        "она",
-        "оно",
-        "они",
-        "его",
-        "её",
-        "ее",
-        "ему",
-        "ей",
-        "их",
-        "им",
-        "нём",
-        "нем",
-        "ней",
-        "там",
-    }
-)
 
 
 class Completer(Protocol):
@@ -208,54 +104,24 @@ def standalone_question(
         question: the last user question.
         history: earlier turns, ``{"role": "user" | "assistant", "content": str}``.
         llm: a chat model to rewrite with; rules are used without one, or when it fails.
-        max_chars: the longest question accepted (a longer rewrite is refused).
+        max_chars: the longest question accepted (a longer rewrite is refused: the model's
+            falls back to the rules, the rules' to the question as asked).
     """
     earlier = user_turns(history)
     if not earlier:
         return Rewrite(question, question, "none")
+    why: list[dict[str, str]] = []
     if llm is not None:
         try:
             text = rewrite_with_llm(llm, question, history, max_chars)
             return Rewrite(text, question, "llm" if text != question else "none")
         except LLMError as e:
             log.warning("follow-up rewrite by the LLM failed, using rules: %s", e)
-            rewritten = rewrite_with_rules(question, earlier)
-            why = {"component": "followup", "reason": "error", "message": " ".join(str(e).split())}
-            return Rewrite(rewritten, question, "rules" if rewritten != question else "none", [why])
+            why.append({"component": "followup", "reason": "error", "message": one_line(e)})
     rewritten = rewrite_with_rules(question, earlier)
-    return Rewrite(rewritten, question, "rules" if rewritten != question else "none")
-
-
-def search_followup(
-    engine: Engine,
-    owner_id: int | None,
-    question: str,
-    history: Sequence[Mapping[str, Any]],
-    *,
-    llm: Completer | None = None,
-    filters: SearchFilter | None = None,
-) -> tuple[Rewrite, SearchResult]:
-    """Rewrite a follow-up, search for it, and fall back to the question as asked if that fails.
-
-    Raises:
-        InputError: the question is unusable (empty, too long).
-    """
-    engine.validate(question)  # the question as asked must pass the limits, rewritten or not
-    rewrite = standalone_question(
-        question, history, llm=llm, max_chars=engine.settings.max_question_chars
-    )
-    result = engine.search(owner_id, rewrite.question, filters=filters)
-    if rewrite.rewritten and not any(h.judgement.passed for h in result.hits):
-        plain = engine.search(owner_id, question, filters=filters)
-        if any(h.judgement.passed for h in plain.hits):
-            log.info(
-                "follow-up rewrite %s found nothing; the question as asked did",
-                private(rewrite.question),
-            )
-            rewrite = dataclasses.replace(rewrite, question=question, method="none")
-            result = plain
-    result.degraded.extend(rewrite.degraded)
-    return rewrite, result
+    if len(rewritten) > max_chars:
+        rewritten = question
+    return Rewrite(rewritten, question, "rules" if rewritten != question else "none", why)
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -274,11 +140,9 @@ def is_followup(question: str) -> bool:
     tokens = [t.lower() for t in tokenize(question)]
     if not tokens:
         return False
-    if tokens[0] in CONTINUATIONS and tokens[0] not in ("what", "how"):
+    if tokens[0] in CONTINUATION_WORDS or " ".join(tokens[:2]) in CONTINUATION_PAIRS:
         return True
-    if " ".join(tokens[:2]) in _EN_PAIRS:
-        return True
-    if any(t in ANAPHORA for t in tokens):
+    if any(t in ANAPHORA_WORDS for t in tokens):
         return True
     return not query_keys(question).words
 
@@ -352,7 +216,7 @@ def rewrite_with_llm(
     if not lines:
         raise LLMError("the follow-up rewrite is empty")
     rewritten = lines[0].strip("\"'„“”«» ")
-    for prefix in ("Standalone question:", "Question:", "Otázka:"):
+    for prefix in REWRITE_PREFIXES:
         if rewritten.lower().startswith(prefix.lower()):
             rewritten = rewritten[len(prefix) :].strip()
     if not rewritten or len(rewritten) > max_chars:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag.errors import LLMError
+from rag.language.phrases import LANG_NAMES
 from rag.settings import Settings
 
 if TYPE_CHECKING:
@@ -24,14 +25,6 @@ PROMPTS = Path(__file__).resolve().parent / "prompts"
 ABSTAIN = "NOT_IN_SOURCES"
 # Wrapping a model may put around a bare reply: whitespace, markdown emphasis, quotes, backticks.
 _WRAPPING = " \t\r\n*_`'\"„“”«»"
-LANG_NAMES = {
-    "cs": "Czech",
-    "sk": "Slovak",
-    "pl": "Polish",
-    "de": "German",
-    "ru": "Russian",
-    "en": "English",
-}
 MAX_SOURCE_CHARS = 4000
 
 

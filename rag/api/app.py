@@ -45,7 +45,7 @@ from rag.answer.llm import make_llm
 from rag.api import chat as api_chat
 from rag.api import documents as api_documents
 from rag.api.auth import Caller, bearer_token
-from rag.api.chat import check_question, parse_filter
+from rag.api.chat import parse_filter, question_field
 from rag.api.observability import RequestObservation
 from rag.api.observability import metrics as metrics_route
 from rag.api.problems import (
@@ -142,12 +142,12 @@ def search(
 ) -> dict[str, Any]:
     """The fused candidates with their evidence (the shape of ``rag search --json``)."""
     caller: Caller = request.user
-    check_question(data.question, services.settings)
     filters = parse_filter(data.filter)
     engine = services.engine(caller)
-    result = engine.search(
-        caller.owner_id, data.question, mode=data.mode, limit=data.limit, filters=filters
-    )
+    with question_field():
+        result = engine.search(
+            caller.owner_id, data.question, mode=data.mode, limit=data.limit, filters=filters
+        )
     metrics.record_degraded(result.degraded)
     return result.as_dict()
 
@@ -171,7 +171,7 @@ def stats(
         "owner": caller.owner,
         **asdict(s),
         "embedder": model,
-        "llm": getattr(services.llm, "model", None),
+        "llm": services.llm.model if services.llm is not None else None,
         "embedding": asdict(progress),
     }
 

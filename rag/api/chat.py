@@ -1,8 +1,9 @@
 """Asking: ``POST /v1/ask`` (JSON or server-sent events) and the OpenAI-compatible chat endpoint.
 
-Both go through the same steps: the follow-up rewrite (rag.answer.followup), the engine's search, then
-:func:`answer_events`, which yields the sources first, then the answer in pieces (streamed from the
-chat model when one is configured), then the complete :class:`~rag.answer.engine.Answer`.
+Both hand the question to the engine (:meth:`rag.answer.engine.Engine.ask`, or ``Engine.ask_stream``,
+whose events are the sources first, then the answer in pieces, streamed from the chat model when
+one is configured, then the complete :class:`~rag.answer.engine.Answer`); this module only puts them into
+the HTTP shapes.
 
 ``/v1/ask`` with ``stream: true`` sends these SSE events:
 
@@ -20,12 +21,12 @@ first and the last chunk when streaming).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,9 +38,8 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from rag import metrics
-from rag.answer.engine import Answer, Engine, SearchResult, cited, not_found
-from rag.answer.followup import Rewrite, search_followup, useful_history
-from rag.answer.llm import AbstentionGate
+from rag.answer.engine import Answer, AnswerEvent
+from rag.answer.followup import useful_history
 from rag.api.auth import Caller
 from rag.api.problems import (
     ANSWER_ERRORS,
@@ -50,7 +50,8 @@ from rag.api.problems import (
 )
 from rag.api.schemas import AskIn, ChatIn, ChatMessage
 from rag.api.services import Services
-from rag.errors import InputError, LLMError
+from rag.errors import InputError, QuestionError, one_line
+from rag.language.phrases import SOURCES_LABEL
 from rag.logs import request_id
 from rag.search.filters import SearchFilter
 from rag.settings import Settings
@@ -58,14 +59,6 @@ from rag.settings import Settings
 log = logging.getLogger(__name__)
 
 MODEL_ID = "rag"
-SOURCES_LABEL = {
-    "cs": "Zdroje",
-    "sk": "Zdroje",
-    "pl": "Źródła",
-    "de": "Quellen",
-    "ru": "Источники",
-    "en": "Sources",
-}
 
 
 class EventStream(ServerSentEvent):
@@ -101,16 +94,13 @@ class StreamingOperation(Operation):
             }
 
 
-def check_question(question: str, settings: Settings, field: str = "question") -> None:
-    """422 naming ``field`` for an empty or overlong question."""
-    if not question.strip():
-        raise field_error(field, "the question is empty")
-    if len(question) > settings.max_question_chars:
-        raise field_error(
-            field,
-            f"the question is {len(question)} characters; "
-            f"the limit is {settings.max_question_chars}",
-        )
+@contextmanager
+def question_field(field: str = "question") -> Iterator[None]:
+    """An unusable question (``Engine.validate`` said so) as a 422 naming ``field``."""
+    try:
+        yield
+    except QuestionError as e:
+        raise field_error(field, str(e)) from None
 
 
 def parse_filter(raw: dict[str, Any] | None) -> SearchFilter | None:
@@ -145,81 +135,18 @@ def check_history(
     return useful_history(history, settings.max_question_chars)
 
 
-# --- the answer, piece by piece ------------------------------------------------------------------
-
-
-def answer_events(
-    engine: Engine, result: SearchResult, history: list[dict[str, str]]
-) -> Iterator[tuple[str, Any]]:
-    """("sources", Answer without LLM text), ("delta", str)..., ("answer", Answer).
-
-    ``not_found`` never reaches the chat model. A model that fails before or during its answer is
-    replaced by the extractive answer, with a ``degraded`` entry, as in :meth:`Engine.answer_from`.
-    """
-    base = engine.answer_from(result, history=history, use_llm=False)
-    yield "sources", base
-    llm = engine.llm
-    if base.status != "answered" or llm is None:
-        yield "delta", base.answer
-        yield "answer", base
-        return
-    stream = getattr(llm, "answer_stream", None)
-    if stream is None:  # a writer that cannot stream answers in one piece
-        final = engine.answer_from(result, history=history)
-        yield "delta", final.answer
-        yield "answer", final
-        return
-    pieces: list[str] = []
-    shown = False
-    gate = AbstentionGate()  # the abstention marker is held back, never shown as answer text
-    try:
-        for piece in stream(result.question, base.sources, base.lang, history):
-            pieces.append(piece)
-            if passed := gate.feed(piece):
-                shown = True
-                yield "delta", passed
-            if gate.abstained:
-                break
-        if not gate.abstained and (rest := gate.flush()):
-            shown = True
-            yield "delta", rest
-        text = "".join(pieces).strip()
-        if not text:
-            raise LLMError("chat endpoint returned an empty answer")
-    except LLMError as e:
-        log.warning("LLM failed while streaming, answering extractively: %s", e)
-        why = {"component": "llm", "reason": "error", "message": " ".join(str(e).split())}
-        final = dataclasses.replace(base, llm_called=True, degraded=[*base.degraded, why])
-        yield "delta", ("\n\n" if shown else "") + final.answer
-        yield "answer", final
-        return
-    if gate.abstained:
-        final = not_found(base.lang, list(base.degraded), by="llm")
-        yield "delta", final.answer
-        yield "answer", final
-        return
-    yield (
-        "answer",
-        Answer(
-            "answered",
-            text,
-            base.lang,
-            base.sources,
-            True,
-            False,
-            list(base.degraded),
-            cited(text, len(base.sources)),
-        ),
-    )
-
-
-def _sources_view(answer: Answer, rewrite: Rewrite) -> dict[str, Any]:
+def _sources_view(answer: Answer) -> dict[str, Any]:
     return {
         "status": answer.status,
         "lang": answer.lang,
-        "question": rewrite.question,
+        "question": answer.question,
         "sources": [s.as_dict() for s in answer.sources],
     }
+
+
+def answer_view(answer: Answer) -> dict[str, Any]:
+    """The complete answer as /v1/ask returns it: ``rag ask --json`` and the searched question."""
+    return {**answer.as_dict(), "question": answer.question}
 
 
 def _json(data: Any) -> str:
@@ -227,7 +154,7 @@ def _json(data: Any) -> str:
 
 
 def _stream_error(e: Exception) -> dict[str, Any]:
-    log.error("answer stream failed: %s", " ".join(str(e).split()), exc_info=e)
+    log.error("answer stream failed: %s", one_line(e), exc_info=e)
     return {
         "type": problem_type("internal"),
         "title": "Internal server error",
@@ -238,19 +165,17 @@ def _stream_error(e: Exception) -> dict[str, Any]:
     }
 
 
-def ask_events(
-    engine: Engine, result: SearchResult, history: list[dict[str, str]], rewrite: Rewrite
-) -> Iterator[ServerSentEventMessage]:
+def ask_events(events: Iterator[AnswerEvent]) -> Iterator[ServerSentEventMessage]:
     """The SSE events of a streamed ``/v1/ask``; runs in a worker thread, piece by piece."""
     try:
-        for kind, value in answer_events(engine, result, history):
+        for kind, value in events:
             if kind == "sources":
-                data: Any = _sources_view(value, rewrite)
+                data: Any = _sources_view(value)
             elif kind == "delta":
                 data = {"text": value}
             else:
                 metrics.record_answer(value)
-                data = {**value.as_dict(), "question": rewrite.question}
+                data = answer_view(value)
             yield ServerSentEventMessage(data=_json(data), event=kind)
     # Everything is caught: the stream has begun, so the status line cannot change any more,
     # and the thread wrapper would take an escaping ValueError for the end of the stream.
@@ -274,20 +199,20 @@ def ask(
     ``stream: true`` the answer comes as server-sent events: ``sources``, ``delta``..., ``answer``.
     """
     caller: Caller = request.user
-    check_question(data.question, services.settings)
     history = check_history(
         [{"role": t.role, "content": t.content} for t in data.history], services.settings
     )
     filters = parse_filter(data.filter)
     engine = services.engine(caller)
-    rewrite, result = search_followup(
-        engine, caller.owner_id, data.question, history, llm=services.completer, filters=filters
-    )
-    if data.stream:
-        return EventStream(ask_events(engine, result, history, rewrite))
-    answer = engine.answer_from(result, history=history)
+    with question_field():
+        if data.stream:
+            events = engine.ask_stream(
+                caller.owner_id, data.question, history=history, filters=filters
+            )
+            return EventStream(ask_events(events))
+        answer = engine.ask(caller.owner_id, data.question, history=history, filters=filters)
     metrics.record_answer(answer)
-    return {**answer.as_dict(), "question": rewrite.question}
+    return answer_view(answer)
 
 
 # --- OpenAI-compatible ---------------------------------------------------------------------------
@@ -315,7 +240,6 @@ def split_messages(
     if last.role != "user":
         raise field_error("messages", "the last message must be the user's question")
     question = message_text(last)
-    check_question(question, settings, field="messages")
     history = [
         {"role": m.role, "content": message_text(m)}
         for m in messages[:-1]
@@ -340,7 +264,7 @@ def sources_footer(answer: Answer) -> str:
     return f"\n\n{SOURCES_LABEL.get(answer.lang, 'Sources')}:\n" + "\n".join(lines)
 
 
-def completion(answer: Answer, rewrite: Rewrite, model: str) -> dict[str, Any]:
+def completion(answer: Answer, model: str) -> dict[str, Any]:
     """A non-streamed ``chat.completion``."""
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -355,17 +279,11 @@ def completion(answer: Answer, rewrite: Rewrite, model: str) -> dict[str, Any]:
             }
         ],
         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        "rag": {**answer.as_dict(), "question": rewrite.question},
+        "rag": answer_view(answer),
     }
 
 
-def completion_chunks(
-    engine: Engine,
-    result: SearchResult,
-    history: list[dict[str, str]],
-    rewrite: Rewrite,
-    model: str,
-) -> Iterator[str]:
+def completion_chunks(events: Iterator[AnswerEvent], model: str) -> Iterator[str]:
     """The ``data:`` payloads of a streamed ``chat.completion``, ending with ``[DONE]``."""
     head = {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
@@ -379,16 +297,16 @@ def completion_chunks(
         return _json({**head, "choices": [choice], **extra})
 
     try:
-        for kind, value in answer_events(engine, result, history):
+        for kind, value in events:
             if kind == "sources":
-                yield chunk({"role": "assistant", "content": ""}, rag=_sources_view(value, rewrite))
+                yield chunk({"role": "assistant", "content": ""}, rag=_sources_view(value))
             elif kind == "delta":
                 yield chunk({"content": value})
             else:
                 metrics.record_answer(value)
                 if footer := sources_footer(value):
                     yield chunk({"content": footer})
-                yield chunk({}, "stop", rag={**value.as_dict(), "question": rewrite.question})
+                yield chunk({}, "stop", rag=answer_view(value))
     except Exception as e:  # noqa: BLE001 - see ask_events
         problem = _stream_error(e)
         yield _json({"error": {"message": problem["detail"], "type": problem["kind"]}})
@@ -410,15 +328,14 @@ def chat_completions(
     question, history = split_messages(data.messages, services.settings)
     filters = parse_filter(data.filter)
     engine = services.engine(caller)
-    rewrite, result = search_followup(
-        engine, caller.owner_id, question, history, llm=services.completer, filters=filters
-    )
     model = data.model or MODEL_ID
-    if data.stream:
-        return EventStream(completion_chunks(engine, result, history, rewrite, model))
-    answer = engine.answer_from(result, history=history)
+    with question_field("messages"):
+        if data.stream:
+            events = engine.ask_stream(caller.owner_id, question, history=history, filters=filters)
+            return EventStream(completion_chunks(events, model))
+        answer = engine.ask(caller.owner_id, question, history=history, filters=filters)
     metrics.record_answer(answer)
-    return completion(answer, rewrite, model)
+    return completion(answer, model)
 
 
 @get("/models", sync_to_thread=False, responses=problem_responses(*V1_ERRORS))

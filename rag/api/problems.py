@@ -59,6 +59,7 @@ from rag.errors import (
     RetrievalError,
     TooLarge,
     UnsupportedFormat,
+    one_line,
 )
 from rag.logs import request_id
 
@@ -207,10 +208,6 @@ def msgspec_field(message: str) -> str:
     return m.group(1) if m else "body"
 
 
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split())
-
-
 def rag_error_handler(request: Request[Any, Any, Any], exc: RagError) -> Response[dict[str, Any]]:
     """RagError subclasses by kind; server-side faults keep their message in the log."""
     kind = (
@@ -222,13 +219,13 @@ def rag_error_handler(request: Request[Any, Any, Any], exc: RagError) -> Respons
     if status >= 500:
         # A retryable outage is logged where it is noticed (rag.db_health), not once per request.
         level = logging.INFO if kind in _RETRY else logging.ERROR
-        log.log(level, "%s %s: %s: %s", request.method, request.url.path, kind, _one_line(exc))
+        log.log(level, "%s %s: %s: %s", request.method, request.url.path, kind, one_line(exc))
         detail = {
             DatabaseUnavailable.kind: "the database is unavailable; retry shortly",
             RetrievalError.kind: "retrieval failed; retry shortly",
         }.get(kind, "the server could not complete the request; see its log")
     else:
-        detail = _one_line(exc)
+        detail = one_line(exc)
     return problem(kind, detail, instance=request.url.path)
 
 

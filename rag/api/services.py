@@ -9,7 +9,6 @@ from typing import Any
 
 from rag import metrics
 from rag.answer.engine import AnswerWriter, Engine
-from rag.answer.followup import Completer
 from rag.api.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
@@ -136,11 +135,6 @@ class Services:
         if self.db is None:
             raise RuntimeError("the service has not started")
         return self.db
-
-    @property
-    def completer(self) -> Completer | None:
-        """The chat model, for follow-up rewrites (None: rules only)."""
-        return self.llm if hasattr(self.llm, "complete") else None  # type: ignore[return-value]
 
     def authenticate(self, token: str | None) -> Caller:
         """The caller of a request bearing ``token`` (None: no Authorization header)."""

@@ -58,8 +58,3 @@ def unit_rows(matrix: np.ndarray, backend: str) -> np.ndarray:
     if not np.all(np.isfinite(matrix)) or np.any(norms < 1e-12):
         raise EmbedderError(f"{backend} embedder returned a zero or non-finite vector")
     return np.ascontiguousarray(matrix / norms, dtype=np.float32)
-
-
-def error_text(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:300]

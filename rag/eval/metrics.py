@@ -4,9 +4,10 @@ Rankings are over distinct sources: a document with three chunks in the top five
 is the share of answerable cases with a gold source among the first k sources, MRR@10 the mean of
 1/rank of the first gold source (0 beyond 10); fts and vector rankings are the single retrievers'
 lists inside the hybrid retrieval (each keeps its own rank there). The full pipeline is
-``Engine.answer_from`` on the re-judged retrieval: answer recall is the share of answerable cases
-with a gold source among the answer's sources, the false-answer rate the share of not_found cases
-that got any source, the false-refusal rate the share of answerable cases answered not_found.
+``Engine.judge`` then ``Engine.answer_from`` (without an LLM) on each cached retrieval: answer
+recall is the share of answerable cases with a gold source among the answer's sources, the
+false-answer rate the share of not_found cases that got any source, the false-refusal rate the
+share of answerable cases answered not_found.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag.answer.engine import Engine, Hit, SearchResult, judged
+from rag.answer.engine import Engine, Hit
 from rag.eval.sets import Case
 from rag.search.relations import Thresholds
 from rag.search.relevance import FilterParams
@@ -105,12 +106,9 @@ def evaluate_case(
 
     ``Thresholds`` judge each case with the set its language relation picks, as the engine does.
     """
-    hits, rel, name = judged(r, params)
-    answer = engine.answer_from(
-        SearchResult(r.question, r.query.lang, hits, r.degraded, r, relation=rel, thresholds=name),
-        history=[],
-        use_llm=False,
-    )
+    result = engine.judge(r, params)
+    answer = engine.answer_from(result, use_llm=False)
+    hits = result.hits
     sources = list(dict.fromkeys(s.source_id for s in answer.sources))
     ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
     gold = set(case.expect)
@@ -130,7 +128,15 @@ def evaluate_case(
         shown = first_gold + passed
     evidence = [_evidence(h, i) for i, h in shown] if outcome not in ("recalled",) else []
     return CaseResult(
-        case, ranks, answer.status, sources, outcome, evidence, r.query.lang, rel, name
+        case,
+        ranks,
+        answer.status,
+        sources,
+        outcome,
+        evidence,
+        r.query.lang,
+        result.relation,
+        result.thresholds,
     )
 
 

@@ -19,7 +19,14 @@ import zipfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rag.errors import CorruptInput, EmptyInput, InputError, TooLarge, UnsupportedFormat
+from rag.errors import (
+    CorruptInput,
+    EmptyInput,
+    InputError,
+    TooLarge,
+    UnsupportedFormat,
+    short_reason,
+)
 
 if TYPE_CHECKING:
     from rag.settings import Settings
@@ -208,11 +215,6 @@ def _markdown_title(text: str) -> str | None:
     return min(found, key=lambda m: m.start()).group(1) if found else None
 
 
-def _reason(e: BaseException) -> str:
-    """A library exception as a short single line."""
-    return " ".join(str(e).split())[:160] or type(e).__name__
-
-
 # --- formats through their libraries -----------------------------------------------------------
 # Each library is imported where it is used: only the formats being loaded pay for the import.
 
@@ -290,7 +292,7 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001  # the parser's failures share no base class
-        raise CorruptInput(f"{label}: not readable HTML ({_reason(e)})") from None
+        raise CorruptInput(f"{label}: not readable HTML ({short_reason(e, 160)})") from None
     flat = " ".join(raw.split()).replace(_LINE_MARK, "\n")
     paragraphs = (p.strip() for p in flat.split(_PARA_MARK))
     return title, "\n\n".join(p for p in paragraphs if p)
@@ -320,7 +322,7 @@ def _pdf(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001  # pypdf raises many unrelated types on damage
-        raise CorruptInput(f"{label}: not a readable PDF ({_reason(e)})") from None
+        raise CorruptInput(f"{label}: not a readable PDF ({short_reason(e, 160)})") from None
     text = "\n\n".join(pages)
     if not clean_text(text):
         raise EmptyInput(f"{label}: PDF has no extractable text (a scan needs OCR first)")
@@ -337,7 +339,7 @@ def _check_zip(data: bytes, label: str, limits: ExtractLimits) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             members = z.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
+        raise CorruptInput(f"{label}: not a readable DOCX ({short_reason(e, 160)})") from None
     if len(members) > 10_000:
         raise TooLarge(f"{label}: {len(members)} parts in the zip; the limit is 10000")
     expanded = sum(m.file_size for m in members)
@@ -377,7 +379,7 @@ def _docx(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001  # zip, XML and package errors share no base
-        raise CorruptInput(f"{label}: not a readable DOCX ({_reason(e)})") from None
+        raise CorruptInput(f"{label}: not a readable DOCX ({short_reason(e, 160)})") from None
     return title, "\n\n".join(b for b in blocks if b.strip())
 
 

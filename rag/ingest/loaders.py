@@ -224,10 +224,11 @@ def _document(
     if not text:
         what = "only whitespace" if fmt in ("txt", "md") else "no text"
         raise EmptyInput(f"{label}: {what}")
-    return LoadedDocument(source_id, _one_line(title), text, None, {"format": fmt}, label)
+    return LoadedDocument(source_id, _title_line(title), text, None, {"format": fmt}, label)
 
 
-def _one_line(text: str | None) -> str | None:
+def _title_line(text: str | None) -> str | None:
+    """A title on one line, control characters gone; None when nothing is left."""
     if text is None:
         return None
     return " ".join(clean_text(str(text)).split()) or None
@@ -337,7 +338,7 @@ def _record(raw: bytes, origin: str, offset: int) -> LoadedDocument:
     if not body:
         raise CorruptInput(f'{origin}: "text" has no visible characters')
     meta = {**metadata, "format": "jsonl"}  # the loader's key wins over the record's
-    return LoadedDocument(doc_id, _one_line(rec.get("title")), body, lang, meta, origin)
+    return LoadedDocument(doc_id, _title_line(rec.get("title")), body, lang, meta, origin)
 
 
 def _json_type(value: Any) -> str:
