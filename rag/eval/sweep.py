@@ -26,6 +26,7 @@ DISTANCE_STEP = 0.0025
 MAX_DISTANCES = 400
 FOLDS = 5
 # The tie-break order after false answers (1: lower wins, -1: higher wins).
+# Sweep.pick relies on the vector distance coming first, lower winning.
 KNOBS: tuple[tuple[str, int], ...] = (
     ("vector_max_distance", 1),
     ("support_max_distance", 1),
@@ -188,8 +189,16 @@ class Sweep:
         )
 
     def pick(self, chosen: np.ndarray) -> int:
-        """The simplest setting among those whose (result, distance) is marked in ``chosen``."""
-        return self.best(np.flatnonzero(chosen[self.result]))
+        """The simplest setting among those whose (result, distance) is marked in ``chosen``.
+
+        The first tie-break is the lower vector distance, so only the lowest chosen distance's
+        settings reach :meth:`best`: on a small set most settings tie, and ranking all of them
+        (blocks x distances x knobs) would take gigabytes for the same answer.
+        """
+        columns = np.flatnonzero(chosen.any(axis=0))
+        d = int(columns[np.argmin(self.distances[columns])])
+        blocks = np.flatnonzero(chosen[self.result, d])
+        return self.best(blocks * len(self.distances) + d)
 
     def best(self, idx: np.ndarray) -> int:
         """The simplest, most conservative of the settings ``idx`` (equal on the figures)."""
