@@ -42,7 +42,7 @@ SETTINGS_DOC: dict[str, str] = {
     "max_pdf_pages": "most pages of a PDF",
     "parse_seconds": "longest time parsing one file may take before it is refused (413)",
     "ingest_workers": "processes that chunk and compute keys during `rag ingest` (0: one per core)",
-    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and builds them at the end (0: never)",
+    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and the owner's key_top upkeep, and builds both at the end (0: never)",
     "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
