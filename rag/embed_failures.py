@@ -42,15 +42,17 @@ DELETE FROM embed_failures f USING vector_queue_load v
 WHERE f.owner_id = v.owner_id AND f.chunk_id = v.chunk_id
 """
 FORGET_OWNER = "DELETE FROM embed_failures WHERE owner_id = %(owner_id)s"
+# Only chunks still without a vector count (`rag reindex` may have embedded one meanwhile).
 SET_ASIDE_OWNER = """
-SELECT count(*) FROM embed_failures WHERE owner_id = %(owner_id)s AND retry_at IS NULL
+SELECT count(*) FROM embed_failures f JOIN chunks c USING (owner_id, chunk_id)
+WHERE f.owner_id = %(owner_id)s AND f.retry_at IS NULL AND c.embedding IS NULL
 """
 # The owner's failing chunks (set aside, or waiting to be tried again) and the latest error.
 SUMMARY = """
-SELECT count(*) FILTER (WHERE retry_at IS NULL), count(*) FILTER (WHERE retry_at IS NOT NULL),
-       (SELECT f2.error FROM embed_failures f2 WHERE f2.owner_id = %(owner_id)s
-        ORDER BY f2.failed_at DESC, f2.chunk_id DESC LIMIT 1)
-FROM embed_failures WHERE owner_id = %(owner_id)s
+SELECT count(*) FILTER (WHERE f.retry_at IS NULL), count(*) FILTER (WHERE f.retry_at IS NOT NULL),
+       (array_agg(f.error ORDER BY f.failed_at DESC, f.chunk_id DESC))[1]
+FROM embed_failures f JOIN chunks c USING (owner_id, chunk_id)
+WHERE f.owner_id = %(owner_id)s AND c.embedding IS NULL
 """
 
 
