@@ -31,6 +31,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
+    "embed_max_attempts": "attempts before a chunk whose embedding keeps failing is set aside (`rag embed --retry-failed` tries it again)",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
     "chunk_size": "target chunk length in characters",
@@ -41,7 +42,7 @@ SETTINGS_DOC: dict[str, str] = {
     "max_pdf_pages": "most pages of a PDF",
     "parse_seconds": "longest time parsing one file may take before it is refused (413)",
     "ingest_workers": "processes that chunk and compute keys during `rag ingest` (0: one per core)",
-    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and builds them at the end (0: never)",
+    "bulk_load_chunks": "a `rag ingest` that has written this many chunks, and is most of the table, goes on without the GIN indexes and the owner's key_top upkeep, and builds both at the end (0: never)",
     "write_lock_timeout": "seconds a write waits for another write of the same owner before a 503",
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
@@ -110,6 +111,7 @@ class Settings:
     embed_worker: bool = True
     embed_workers: int = 1
     embed_worker_batch: int = 4
+    embed_max_attempts: int = 5
     embed_timeout: float = 3.0
     embed_cache: str = ""
     chunk_size: int = 1000
@@ -172,6 +174,10 @@ class Settings:
     rerank_timeout: float = 2.0
 
     def __post_init__(self) -> None:
+        if self.embed_max_attempts < 1:
+            raise ConfigError(
+                f"embed_max_attempts must be at least 1, not {self.embed_max_attempts}"
+            )
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")
         if self.rerank not in ("none", "cross-encoder"):

@@ -139,6 +139,11 @@ def test_a_failing_embedder_leaves_chunks_queued_and_says_why_in_stats(
 
         embedder.failing = None  # the backend comes back: the worker's next retry succeeds
         done = server.wait_embedded(timeout=30)["embedding"]
+        # the worker clears its error just after the batch commits, in a statement of its own
+        deadline = time.monotonic() + 10
+        while done["error"] is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            done = server.client.get("/v1/stats").json()["embedding"]
         assert done["embedded"] == 1 and done["error"] is None, done
     finally:
         server.close()

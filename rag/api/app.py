@@ -166,7 +166,7 @@ def stats(
     model = embedder.model_id if embedder is not None else None
     with services.scoped(caller).connection() as conn:
         s = owner_stats(conn, caller.owner_id)
-        progress = embedding_status(conn, model, s.chunks, s.models)
+        progress = embedding_status(conn, model, s.chunks, s.models, caller.owner_id)
     return {
         "owner": caller.owner,
         **asdict(s),

@@ -91,7 +91,10 @@ class Services:
             if self.settings.embed_worker:
                 for _ in range(max(1, self.settings.embed_workers)):
                     worker = EmbedWorker(
-                        self.db, self.embedder, batch=self.settings.embed_worker_batch
+                        self.db,
+                        self.embedder,
+                        batch=self.settings.embed_worker_batch,
+                        max_attempts=self.settings.embed_max_attempts,
                     )
                     worker.start()
                     self.workers.append(worker)

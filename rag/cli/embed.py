@@ -24,9 +24,9 @@ def drain_with_progress(
     """Embed the owner's queue with a progress bar (its ETA is the time left)."""
     from tqdm import tqdm
 
-    from rag.ingest.embed_queue import drain, queued
+    from rag.ingest.embed_queue import claimable, drain
 
-    total = queued(app.db, owner_id)
+    total = claimable(app.db, owner_id)
     with tqdm(
         total=total, unit="chunk", disable=quiet, file=sys.stderr, leave=False, desc=desc
     ) as bar:
@@ -42,32 +42,49 @@ def drain_with_progress(
             owner_id,
             batch=app.settings.embed_worker_batch,
             progress=progress,
+            max_attempts=app.settings.embed_max_attempts,
         )
-    return Drained(queued(app.db, owner_id), result.error)
+    return Drained(claimable(app.db, owner_id), result.error)
 
 
 @click.command()
 @owner_option
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Try again the chunks set aside after their embedding kept failing.",
+)
 @json_option
 @pass_app
 @fails_cleanly
-def embed(app: App, owner: str, as_json: bool) -> None:
+def embed(app: App, owner: str, retry_failed: bool, as_json: bool) -> None:
     """Fill the owner's missing vectors now (the queue `rag serve` drains), with an ETA."""
     from rag.errors import ConfigError
+    from rag.ingest import embed_failures
 
     if app.embedder is None:
         raise ConfigError("no embedder configured (RAG_EMBEDDER=none)")
     owner_id = app.owner_id(owner)
     if owner_id is None:
         raise RagError(f"owner {owner!r} has no documents")
+    retried = 0
+    if retry_failed:
+        with app.db.connection() as conn:
+            retried = embed_failures.forget(conn, owner_id)
+            conn.commit()
     before = time.perf_counter()
     result = drain_with_progress(app, owner_id, quiet=as_json)
     seconds = time.perf_counter() - before
+    with app.db.connection() as conn:
+        aside = embed_failures.set_aside(conn, owner_id)
+        conn.commit()
     if as_json:
         echo_json(
             {
                 "model": app.embedder.model_id,
                 "waiting": result.remaining,
+                "set_aside": aside,
+                "retried": retried,
                 "error": result.error,
                 "seconds": round(seconds, 3),
             }
@@ -79,7 +96,12 @@ def embed(app: App, owner: str, as_json: bool) -> None:
             f"{result.remaining} chunks of owner {owner!r} wait for a vector of"
             f" {app.embedder.model_id} ({seconds:.1f} s)"
         )
-    if result.error:
+        if aside:
+            click.echo(
+                f"{aside} chunks set aside after {app.settings.embed_max_attempts} failed"
+                " attempts (`rag stats` shows why; `rag embed --retry-failed` tries them again)"
+            )
+    if result.error or aside:
         sys.exit(1)
 
 
@@ -138,7 +160,7 @@ def stats(app: App, owner: str, as_json: bool) -> None:
     model = app.embedder.model_id if app.embedder is not None else None
     with app.db.connection() as conn:
         s = owner_stats(conn, owner_id)
-        progress = embedding_status(conn, model, s.chunks, s.models)
+        progress = embedding_status(conn, model, s.chunks, s.models, owner_id)
         conn.commit()
     if as_json:
         echo_json({**asdict(s), "embedding": asdict(progress)})
@@ -157,6 +179,11 @@ def stats(app: App, owner: str, as_json: bool) -> None:
             click.echo("embedding workers: none running (start `rag serve` or run `rag embed`)")
         if progress.error:
             click.echo(f"embedding error: {progress.error}")
+        if progress.set_aside or progress.retrying:
+            click.echo(
+                f"failed to embed: {progress.set_aside} set aside (`rag embed --retry-failed`),"
+                f" {progress.retrying} to be tried again; last error: {progress.chunk_error}"
+            )
 
 
 def _duration(seconds: float) -> str:

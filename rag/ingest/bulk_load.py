@@ -6,9 +6,14 @@ the whole table, not only the new rows, so bulk mode is worth it only when the l
 the table: :func:`worth_it` decides. While the indexes are gone, searches still work (by
 sequential scan, slower) and stay correct.
 
+The load's owner is also recorded in ``key_top_deferred`` (sql/008): the key_top triggers skip
+its chunks, and the end of the load builds its lists once with ``rag_key_top_rebuild``. Until
+then full-text search of that owner reads the lists as they were before the load.
+
 The dropped indexes' definitions are recorded in ``dropped_indexes`` in the same transaction as
-the DROP, and :func:`rebuild` creates whatever is recorded there: at the end of the load, or, if
-the load was killed, at the next ingestion or service start.
+the DROP, and :func:`rebuild` creates whatever is recorded there and rebuilds the deferred
+owners' lists: at the end of the load, or, if the load was killed, at the next ingestion or
+service start.
 """
 
 from __future__ import annotations
@@ -35,6 +40,18 @@ INSERT INTO dropped_indexes (name, definition) VALUES (%(name)s, %(definition)s)
 ON CONFLICT (name) DO NOTHING
 """
 PENDING = "SELECT name, definition FROM dropped_indexes ORDER BY name"
+DEFER_KEY_TOP = (
+    "INSERT INTO key_top_deferred (owner_id) VALUES (%(owner_id)s) ON CONFLICT DO NOTHING"
+)
+DEFERRED = "SELECT owner_id FROM key_top_deferred ORDER BY owner_id"
+ANY_PENDING = """
+SELECT EXISTS (SELECT 1 FROM dropped_indexes) OR EXISTS (SELECT 1 FROM key_top_deferred)
+"""
+# One pass over the owner's chunks, in slices of chunk ids (sql/004); the row goes in the same
+# transaction, so an interrupted rebuild is repeated whole.
+REBUILD_KEY_TOP = "SELECT rag_key_top_rebuild(%(owner_id)s, %(slice)s)"
+UNDEFER_KEY_TOP = "DELETE FROM key_top_deferred WHERE owner_id = %(owner_id)s"
+KEY_TOP_SLICE = 50_000
 # Held, on a session of its own, by the load in bulk mode from the DROP to the end of the build:
 # while it is held nobody else builds the indexes back (that would undo the point of the load);
 # once its session ends, however it ended, the next rebuild() may.
@@ -64,8 +81,9 @@ def worth_it(conn: psycopg.Connection, written: int) -> bool:
     return written >= MIN_SHARE_OF_TABLE * max(table, 1)
 
 
-def drop(conn: psycopg.Connection) -> list[str]:
-    """Drop the GIN indexes of chunks, recording their definitions; the names dropped.
+def drop(conn: psycopg.Connection, owner_id: int | None = None) -> list[str]:
+    """Drop the GIN indexes of chunks, recording their definitions, and defer ``owner_id``'s
+    key_top lists; the names dropped (``key_top`` among them when deferred).
 
     ``conn`` keeps the bulk lock until :func:`finish` on it; nothing is dropped (and the load
     goes on as an ordinary one) while another bulk load holds the lock.
@@ -78,6 +96,9 @@ def drop(conn: psycopg.Connection) -> list[str]:
             conn.execute(RECORD, {"name": name, "definition": definition})
             conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(name)))
             dropped.append(name)
+        if owner_id is not None:
+            conn.execute(DEFER_KEY_TOP, {"owner_id": owner_id})
+            dropped.append("key_top")
     return dropped
 
 
@@ -97,13 +118,14 @@ def _try_lock(conn: psycopg.Connection) -> bool:
 
 
 def rebuild(conn: psycopg.Connection, *, parallel_workers: int = 1) -> list[str]:
-    """Build every index a bulk load dropped and has not built again; the names built.
+    """Build every index a bulk load dropped and has not built again, and the key_top lists of
+    every deferred owner; the names built (``key_top:<owner_id>`` for lists).
 
     Does nothing while a bulk load is under way on another session. Each index is built and
     forgotten in its own transaction, so an interruption loses at most the build in progress,
     which the next call repeats.
     """
-    if conn.execute("SELECT EXISTS (SELECT 1 FROM dropped_indexes)").fetchone() != (True,):
+    if conn.execute(ANY_PENDING).fetchone() != (True,):
         return []
     may = conn.execute(MAY_INDEX).fetchone()
     if not (may and may[0]):
@@ -140,4 +162,11 @@ def _build(conn: psycopg.Connection, parallel_workers: int) -> list[str]:
             conn.execute(FORGET, {"name": name})
         built.append(name)
         log.info("built index %s after a bulk load", name)
+    for (owner_id,) in conn.execute(DEFERRED).fetchall():
+        with conn.transaction():
+            conn.execute(sql.SQL("SET LOCAL work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+            conn.execute(REBUILD_KEY_TOP, {"owner_id": owner_id, "slice": KEY_TOP_SLICE})
+            conn.execute(UNDEFER_KEY_TOP, {"owner_id": owner_id})
+        built.append(f"key_top:{owner_id}")
+        log.info("rebuilt the key_top lists of owner %s after a bulk load", owner_id)
     return built

@@ -11,8 +11,10 @@ order. A worker takes one batch per transaction:
 3. one ``UPDATE`` writes every vector of the batch and the transaction commits.
 
 A worker killed anywhere before the commit leaves its batch exactly as it was, queued, and the
-next worker takes it again. An embedder failure rolls the batch back too; the worker records the
-error in ``embed_workers`` (``rag stats``, ``/v1/stats``) and retries after a growing pause.
+next worker takes it again. When the embedder is down the batch is rolled back too; the worker
+records the error in ``embed_workers`` (``rag stats``, ``/v1/stats``) and retries after a growing
+pause. A chunk that fails while the embedder works is backed off and, after a bounded number of
+attempts, set aside (rag.ingest.embed_failures), so it cannot hold up the chunks behind it.
 """
 
 from __future__ import annotations
@@ -34,20 +36,26 @@ from pgvector.psycopg import register_vector
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import DatabaseError, DatabaseUnavailable, EmbedderError
+from rag.ingest import embed_failures
 from rag.store import ensure_vector_index
 
 log = logging.getLogger(__name__)
 
-CLAIM_OLDEST = """
+# Chunks that failed wait for their retry time, or for `rag embed --retry-failed` once set aside.
+NOT_FAILING = """
+NOT EXISTS (SELECT 1 FROM embed_failures f
+            WHERE f.owner_id = chunks.owner_id AND f.chunk_id = chunks.chunk_id
+              AND (f.retry_at IS NULL OR f.retry_at > now()))"""
+CLAIM_OLDEST = f"""
 SELECT owner_id, chunk_id, text FROM chunks
-WHERE embedding IS NULL
+WHERE embedding IS NULL AND {NOT_FAILING}
 ORDER BY chunk_id
 LIMIT %(limit)s
 FOR UPDATE SKIP LOCKED
 """
-CLAIM_OWNER = """
+CLAIM_OWNER = f"""
 SELECT owner_id, chunk_id, text FROM chunks
-WHERE owner_id = %(owner_id)s AND embedding IS NULL
+WHERE owner_id = %(owner_id)s AND embedding IS NULL AND {NOT_FAILING}
 ORDER BY chunk_id
 LIMIT %(limit)s
 FOR UPDATE SKIP LOCKED
@@ -126,11 +134,20 @@ def queue_depth(db: Database, cap: int = 1_000_000) -> int:
 
 
 def queued(db: Database, owner_id: int) -> int:
-    """The owner's chunks waiting for a vector."""
+    """The owner's chunks waiting for a vector (set aside ones too)."""
     with db.connection() as conn:
         row = conn.execute(QUEUED_OWNER, {"owner_id": owner_id}).fetchone()
         conn.commit()
     return int(row[0]) if row else 0
+
+
+def claimable(db: Database, owner_id: int) -> int:
+    """The owner's chunks waiting for a vector that a worker will still try."""
+    with db.connection() as conn:
+        row = conn.execute(QUEUED_OWNER, {"owner_id": owner_id}).fetchone()
+        aside = embed_failures.set_aside(conn, owner_id)
+        conn.commit()
+    return max(int(row[0]) - aside, 0) if row else 0
 
 
 class Connections(Protocol):
@@ -177,13 +194,27 @@ class OwnConnection:
             self._conn = None
 
 
+# Attempts before a chunk whose embedding keeps failing is set aside (RAG_EMBED_MAX_ATTEMPTS).
+MAX_ATTEMPTS = 5
+
+
 def embed_batch(
-    db: Connections, embedder: Embedder, *, limit: int, owner_id: int | None = None
+    db: Connections,
+    embedder: Embedder,
+    *,
+    limit: int,
+    owner_id: int | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+    failures: list[str] | None = None,
 ) -> int:
     """Claim, embed and write one batch in one transaction; the number of chunks embedded.
 
+    When the embedder refuses the batch, its chunks are tried one at a time: those that embed
+    are written, and each that fails has the attempt counted (rag.ingest.embed_failures) and its error
+    appended to ``failures``, provided the embedder works otherwise.
+
     Raises:
-        EmbedderError: the embedder failed; the batch stays queued.
+        EmbedderError: the embedder itself failed; the batch stays queued, nothing counted.
     """
     with db.connection() as conn, conn.transaction():
         if owner_id is None:
@@ -192,19 +223,35 @@ def embed_batch(
             rows = conn.execute(CLAIM_OWNER, {"owner_id": owner_id, "limit": limit}).fetchall()
         if not rows:
             return 0
+        texts = [r[2] for r in rows]
+        failed: dict[int, str] = {}
         try:
-            vectors = embedder.embed([r[2] for r in rows], kind="passage")
-        except EmbedderError:
-            raise
+            vectors = dict(enumerate(embedder.embed(texts, kind="passage")))
         except Exception as e:  # a backend bug must not stop the worker for good
-            raise EmbedderError(f"{type(e).__name__}: {e}") from e
-        conn.execute(CREATE_STAGING)
-        with conn.cursor() as cur, cur.copy(COPY_STAGING) as copy:
-            copy.set_types(["bigint", "bigint", "vector"])
-            for (owner, chunk_id, _), v in zip(rows, vectors, strict=True):
-                copy.write_row((owner, chunk_id, np.asarray(v, dtype=np.float32)))
-        conn.execute(APPLY, {"model": embedder.model_id})
-    return len(rows)
+            error = embed_failures.describe(e)
+            if len(rows) > 1:
+                vectors, failed = embed_failures.embed_one_by_one(embedder, texts)
+            else:
+                vectors, failed = {}, {0: error}
+            if not vectors and not embed_failures.embedder_works(embedder):
+                raise EmbedderError(error) from e
+            embed_failures.record(
+                conn,
+                [(rows[i][0], rows[i][1], why) for i, why in failed.items()],
+                model=embedder.model_id,
+                max_attempts=max_attempts,
+            )
+            if failures is not None:
+                failures.extend(failed.values())
+        if vectors:
+            conn.execute(CREATE_STAGING)
+            with conn.cursor() as cur, cur.copy(COPY_STAGING) as copy:
+                copy.set_types(["bigint", "bigint", "vector"])
+                for i, v in vectors.items():
+                    copy.write_row((rows[i][0], rows[i][1], np.asarray(v, dtype=np.float32)))
+            conn.execute(APPLY, {"model": embedder.model_id})
+            conn.execute(embed_failures.FORGET_EMBEDDED)
+    return len(vectors)
 
 
 @dataclass
@@ -221,15 +268,19 @@ def drain(
     batch: int,
     progress: Callable[[int, int], None] | None = None,
     poll: float = 0.5,
+    max_attempts: int = MAX_ATTEMPTS,
 ) -> DrainResult:
     """Embed the owner's queue until it is empty, alongside any other workers.
 
     Args:
         progress: called with (done, remaining) after every batch, counting chunks other
             workers embedded too.
-        poll: how long to wait when every remaining chunk is held by another worker.
+        poll: how long to wait when every remaining chunk is held by another worker, or
+            waits to be tried again after a failure.
 
     An embedder failure stops the drain: the result carries the error, the chunks stay queued.
+    Chunks set aside (rag.ingest.embed_failures) do not count as remaining; the result names the
+    latest of their errors.
     """
     result = DrainResult()
     name = worker_name("embed")
@@ -237,26 +288,36 @@ def drain(
     with db.connection() as conn:
         ensure_vector_index(conn, embedder.model_id, embedder.dim)
         conn.commit()
-    start = queued(db, owner_id)
+    start = claimable(db, owner_id)
     try:
         while True:
             started = time.perf_counter()
+            failures: list[str] = []
             try:
-                n = embed_batch(db, embedder, limit=batch, owner_id=owner_id)
+                n = embed_batch(
+                    db,
+                    embedder,
+                    limit=batch,
+                    owner_id=owner_id,
+                    max_attempts=max_attempts,
+                    failures=failures,
+                )
             except EmbedderError as e:
                 result.error = str(e)
                 _record(db, RECORD_ERROR, name, embedder.model_id, error=result.error)
                 return result
             result.embedded += n
+            if failures:
+                result.error = failures[-1]
             if n:
                 rate = n / max(time.perf_counter() - started, 1e-6)
                 _record(db, RECORD_BATCH, name, embedder.model_id, n=n, rate=rate)
-            remaining = queued(db, owner_id)
+            remaining = claimable(db, owner_id)
             if progress:
                 progress(max(start - remaining, 0), remaining)
             if remaining == 0:
                 return result
-            if n == 0:  # the rest is being embedded by another worker
+            if n == 0 and not failures:  # held by another worker, or waiting for a retry
                 time.sleep(poll)
     finally:
         _record(db, FORGET, name, embedder.model_id)
@@ -275,8 +336,10 @@ class EmbedWorker:
         idle_poll: float = IDLE_POLL,
         first_backoff: float = FIRST_BACKOFF,
         max_backoff: float = MAX_BACKOFF,
+        max_attempts: int = MAX_ATTEMPTS,
     ) -> None:
         self.db = db
+        self.max_attempts = max_attempts
         self.embedder = embedder
         self.batch = max(1, batch)
         self.role = role
@@ -321,8 +384,15 @@ class EmbedWorker:
         self._record_quietly(RECORD_START)
         while not self._stop.is_set():
             started = time.perf_counter()
+            failures: list[str] = []
             try:
-                n = embed_batch(self._own, self.embedder, limit=self.batch)
+                n = embed_batch(
+                    self._own,
+                    self.embedder,
+                    limit=self.batch,
+                    max_attempts=self.max_attempts,
+                    failures=failures,
+                )
             except EmbedderError as e:
                 self.last_error = str(e)
                 log.warning("embedding failed, chunks stay queued; retry in %.0f s: %s", backoff, e)
@@ -336,6 +406,11 @@ class EmbedWorker:
                 backoff = min(backoff * 2, self.max_backoff)
                 continue
             backoff = self.first_backoff
+            if failures:  # the embedder works; these chunks wait apart, the queue goes on
+                log.warning(
+                    "%d chunks failed to embed, tried again later: %s", len(failures), failures[-1]
+                )
+                continue
             if n:
                 self.embedded += n
                 self.last_error = None
@@ -369,16 +444,27 @@ class EmbeddingStatus:
     rate: float | None
     eta_seconds: int | None
     error: str | None
+    # chunks whose embedding kept failing, no longer tried (rag embed --retry-failed)
+    set_aside: int = 0
+    # chunks that failed and wait to be tried again
+    retrying: int = 0
+    # the latest error of a chunk of the owner that failed to embed
+    chunk_error: str | None = None
 
 
 def embedding_status(
-    conn: psycopg.Connection, model: str | None, chunks: int, models: dict[str, int]
+    conn: psycopg.Connection,
+    model: str | None,
+    chunks: int,
+    models: dict[str, int],
+    owner_id: int | None = None,
 ) -> EmbeddingStatus:
     """The owner's progress by meaning, for ``rag stats`` and ``/v1/stats``.
 
     Args:
         model: the configured embedding model (None: full text only).
         chunks: the owner's chunks; models: the owner's chunks per embedding model.
+        owner_id: the owner, for its chunks that failed to embed (None: not counted).
 
     ``rate`` is the chunks per second of the live workers of ``model`` together, and
     ``eta_seconds`` the owner's queue at that rate (other owners' older chunks go first).
@@ -389,6 +475,10 @@ def embedding_status(
     rate = sum(float(r[3]) for r in live if r[3] is not None)
     failing = [r for r in live if r[4]]
     waiting = chunks - embedded
+    aside, retrying, chunk_error = (
+        embed_failures.summary(conn, owner_id) if owner_id is not None else (0, 0, None)
+    )
+    left = waiting - aside
     return EmbeddingStatus(
         model=model,
         embedded=embedded,
@@ -396,8 +486,11 @@ def embedding_status(
         waiting=waiting,
         workers=len(live),
         rate=round(rate, 2) if live else None,
-        eta_seconds=round(waiting / rate) if waiting and rate > 0 and not failing else None,
+        eta_seconds=round(left / rate) if left > 0 and rate > 0 and not failing else None,
         error=failing[0][4] if failing else None,
+        set_aside=aside,
+        retrying=retrying,
+        chunk_error=chunk_error,
     )
 
 

@@ -209,7 +209,9 @@ class Ingestor:
         self.bulk_after = 0  # decided once per run
         # one session from the DROP to the end of the build: it holds the bulk lock
         conn = self._bulk_session.enter_context(self.db.connection())
-        if bulk_load.worth_it(conn, self.summary.chunks) and (dropped := bulk_load.drop(conn)):
+        if bulk_load.worth_it(conn, self.summary.chunks) and (
+            dropped := bulk_load.drop(conn, self.owner_id)
+        ):
             log.info("bulk mode: %s dropped until the load ends", ", ".join(dropped))
             self.bulk, self.bulk_used, self._bulk_conn = True, True, conn
         else:
