@@ -413,6 +413,7 @@ def sentence_classes(
         f
         for i, (s, f) in enumerate(pairs)
         if len(s) > 1
+        and not s.islower()  # most words: no capital, no name (is_name's cheap half)
         and is_name(s, i, "")
         and not (shouting and s.isupper())
         and f not in stops  # "Pokud" after "haly B." starts a sentence the splitter missed
@@ -438,6 +439,11 @@ _ACCEPTS: dict[str, tuple[str, ...]] = {
     "place": ("place",),
     "name": ("name",),
 }
+
+
+def accepted_classes(kind: AnswerType) -> tuple[str, ...]:
+    """The token classes that answer a question expecting ``kind``."""
+    return _ACCEPTS[kind]
 
 
 def answer_token(
