@@ -43,6 +43,7 @@ from rag.answer_types import (
     is_name,
     is_number,
     looks_like_verb,
+    number_values,
     sentence_classes,
 )
 from rag.chunking import sentence_spans
@@ -72,7 +73,6 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f.]\d{3})+(?![\d])")
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)??(?=\s*\n\s*\n|$)|\S", re.S)
 
 
@@ -86,8 +86,9 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         keys = frozenset(
             [
                 *(k for t in tokens for k in search_keys(t)),
-                # "10 000" is one number to a reader, and a question types it "10000"
-                *(f"l:{re.sub(r'[^0-9]', '', m.group(0))}" for m in _GROUPED.finditer(part)),
+                # "10 000" and "10 tisíc" are one number to a reader, and a question types
+                # it "10000"
+                *(f"l:{value}" for _, value in number_values(part, lang)),
             ]
         )
         lemmas = {lemma for t in tokens for lemma in t.lemmas}
@@ -112,6 +113,7 @@ class Need:
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
     form: str = ""
+    valued: bool = False  # a number with a multiplier or digit groups: its value is a key too
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,12 @@ def question_needs(
     last_at = -2
     ranked: list[tuple[int, int, int, Need]] = []
     content = []
+    # "11 tisíc" and "11 000" are 11000, the way a passage may write it ("11.000", "11 tis.")
+    values: dict[str, list[str]] = {}
+    for written, value in number_values(" ".join(w.surface for w in query.all_words), lang):
+        for part in written.split():
+            if any(c.isdigit() for c in part):
+                values.setdefault(part, []).append(f"l:{value}")
     for i, w in enumerate(query.words):
         if w.form in asking:
             continue  # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak
@@ -162,7 +170,8 @@ def question_needs(
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
         elif is_number(w.surface):
-            required.append(Need(w.surface, keys, df, "number"))
+            valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
+            required.append(Need(w.surface, keys + valued, df, "number", valued=bool(valued)))
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
@@ -203,8 +212,9 @@ def question_needs(
 
 def _groupable(need: Need) -> bool:
     """A number of 4+ digits may be written with digit groups ("10 000") that the corpus's
-    statistics do not count as one key: only a window can tell that it is absent."""
-    return need.kind == "number" and sum(c.isdigit() for c in need.surface) >= 4
+    statistics do not count as one key, and one with a multiplier may be written in digits
+    ("11 tisíc" as "11 000"): only a window can tell that it is absent."""
+    return need.kind == "number" and (need.valued or sum(c.isdigit() for c in need.surface) >= 4)
 
 
 @dataclass
