@@ -455,9 +455,16 @@ def assess(
         if by is None and mask & context:
             by = "context"
         required.append({"word": r.surface, "kind": r.kind, "df": r.df, "matched_by": by})
-    focus = [
-        {"word": f.surface, "df": f.df, "matched_by": _focus_matched(f, found)} for f in needs.focus
-    ]
+    # The verdict reads focus words as the window ranking does: a derivation in the window
+    # ("rezervace" ~ "rezervujete") or the word in the document's title ("terminálu" of "Ruční
+    # skladový terminál SOVA T3" over the paragraph on its battery).
+    forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
+    focus = []
+    for f, mask in zip(needs.focus, plan.focus, strict=True):
+        by = _focus_matched(f, found, forms)
+        if by is None and mask & titled:
+            by = "title"
+        focus.append({"word": f.surface, "df": f.df, "matched_by": by})
     reason = None
     met = [bool(mask & context) for _, _, mask in plan.required]
     named = {r.group for r, ok in zip(needs.required, met, strict=True) if ok and r.kind == "name"}

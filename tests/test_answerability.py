@@ -323,3 +323,12 @@ def test_another_number_written_with_a_multiplier_is_still_another_number() -> N
     needs = _needs("Přišlo 12 tisíc lidí?", "cs")
     a = assess("Na náměstí přišlo 11 000 lidí.", "cs", needs, 2, True)
     assert a.reason == "required", a.as_dict()
+
+
+def test_a_focus_word_in_the_documents_title_counts_in_the_verdict() -> None:
+    needs = _needs("Jak dlouho vydrží akumulátor terminálu?", "cs")
+    text = "Plně nabitý akumulátor vydrží přibližně deset hodin běžného skenování."
+    assert assess(text, "cs", needs, 2, True).reason == "focus"
+    a = assess(text, "cs", needs, 2, True, title="Ruční skladový terminál SOVA T3")
+    assert a.answers, a.as_dict()
+    assert [f["matched_by"] for f in a.focus] == ["lemma", "title"]
