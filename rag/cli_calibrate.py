@@ -15,7 +15,7 @@ from rag.cli_eval import num, prepare_set, rate, set_options
 
 # The floors of `rag calibrate --check`; tests/test_regression_gate.py imports them, so the CI gate
 # and the command are one gate.
-DEFAULT_MIN_RECALL = 0.82  # measured 0.829 with every not_found counted; the target is 0.93
+DEFAULT_MIN_RECALL = 0.82  # measured 0.826 (90/109) with every not_found counted; target 0.93
 DEFAULT_MAX_FALSE = 0.05
 # Questions in another language than the corpus (English, Slovak over the Czech sample) miss the
 # 0.93 target: e5-small puts an English question about as far from its Czech answer as an
