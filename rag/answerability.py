@@ -430,12 +430,12 @@ def assess(
     )
     best: tuple[Any, ...] | None = None
     for i in range(len(sents)):
-        found = 0
+        held = 0
         type_ok = False
         for j in range(i, min(i + window_size, len(sents))):
-            found |= masks[j]
+            held |= masks[j]
             type_ok = type_ok or typed[j]
-            checks, cover = plan.window(found, titled, prefix_credit)
+            checks, cover = plan.window(held, titled, prefix_credit)
             score = (checks + int(type_ok), cover, -(j - i), -i)
             if best is None or score > best[0]:
                 best = (score, i, j, type_ok)
