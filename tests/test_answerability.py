@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.language.answer_types import is_frame, sentence_classes
+from rag.language.answer_types import is_frame, number_values, sentence_classes
 from rag.language.keys import analyze
 from rag.language.question_keys import query_keys
 from rag.search.answerability import QuestionNeeds, assess, question_needs, sentences
@@ -257,3 +257,78 @@ def test_a_digit_grouped_number_matches_the_question_typed_without_groups() -> N
 
 def test_sentences_are_cached_per_text() -> None:
     assert sentences(RECORD, "cs") is sentences(RECORD, "cs")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        ("cs", "Přišlo 11 tisíc lidí.", [("11 tisíc", 11000)]),
+        ("cs", "Přišlo 11 000 lidí, loni 11.000.", [("11 000", 11000), ("11.000", 11000)]),
+        ("cs", "Stálo to 2,5 milionu korun.", [("2,5 milionu", 2_500_000)]),
+        ("cs", "Dotace činí 3 mld. Kč a 1,5 tis. Kč.", [("3 mld", 3 * 10**9), ("1,5 tis", 1500)]),
+        ("cs", "Zpronevěřil 600 milionů korun v roce 2007.", [("600 milionů", 600_000_000)]),
+        ("cs", "Měří 1 234,5 metru a váží 2,5 tuny.", []),  # not whole, no multiplier
+        ("cs", "V roce 2008 a ve 12 hodin.", []),  # plain numbers keep their digits as key
+        (
+            "sk",
+            "Prišlo 11 tisíc ľudí a 2 milióny eur.",
+            [("11 tisíc", 11000), ("2 milióny", 2 * 10**6)],
+        ),
+        (
+            "pl",
+            "Przyszło 11 tysięcy osób, koszt 2,5 mln zł.",
+            [("11 tysięcy", 11000), ("2,5 mln", 2_500_000)],
+        ),
+        (
+            "de",
+            "Es kamen 11.000 Menschen, es kostete 2,5 Millionen Euro, 3 Mrd. insgesamt.",
+            [("11.000", 11000), ("2,5 Millionen", 2_500_000), ("3 Mrd", 3 * 10**9)],
+        ),
+        (
+            "ru",
+            "Пришло 11 тысяч человек, 2,5 млн рублей.",
+            [("11 тысяч", 11000), ("2,5 млн", 2_500_000)],
+        ),
+        (
+            "en",
+            "It cost 11,000 dollars, then 2.5 million and 3 bn.",
+            [("11,000", 11000), ("2.5 million", 2_500_000), ("3 bn", 3 * 10**9)],
+        ),
+        ("en", "The ratio was 11.000 exactly.", []),  # a decimal point in English
+    ],
+)
+def test_number_values_read_multipliers_and_digit_groups(
+    lang: str, text: str, expected: list[tuple[str, int]]
+) -> None:
+    assert number_values(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("Přišlo 11 tisíc lidí?", "Na náměstí přišlo 11 000 lidí."),
+        ("Přišlo 11 000 lidí?", "Na náměstí přišlo 11 tisíc lidí."),
+        ("Stálo to 2,5 milionu korun?", "Stavba stála 2 500 000 korun."),
+        ("Stálo to 2500000 korun?", "Stavba stála 2,5 mil. korun."),
+    ],
+)
+def test_a_number_matches_its_value_written_otherwise(question: str, passage: str) -> None:
+    needs = _needs(question, "cs", absent=tuple(w for w in question.split() if w[0].isdigit()))
+    assert needs.absent == ()
+    a = assess(passage, "cs", needs, 2, True)
+    assert all(r["matched_by"] is not None for r in a.required if r["kind"] == "number"), a.required
+
+
+def test_another_number_written_with_a_multiplier_is_still_another_number() -> None:
+    needs = _needs("Přišlo 12 tisíc lidí?", "cs")
+    a = assess("Na náměstí přišlo 11 000 lidí.", "cs", needs, 2, True)
+    assert a.reason == "required", a.as_dict()
+
+
+def test_a_focus_word_in_the_documents_title_counts_in_the_verdict() -> None:
+    needs = _needs("Jak dlouho vydrží akumulátor terminálu?", "cs")
+    text = "Plně nabitý akumulátor vydrží přibližně deset hodin běžného skenování."
+    assert assess(text, "cs", needs, 2, True).reason == "focus"
+    a = assess(text, "cs", needs, 2, True, title="Ruční skladový terminál SOVA T3")
+    assert a.answers, a.as_dict()
+    assert [f["matched_by"] for f in a.focus] == ["lemma", "title"]

@@ -170,6 +170,31 @@ def test_utf16_text_with_bom_is_accepted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "NÁVOD K TERMINÁLU SOVA T3\nVerze 2.1\n\nAkumulátor vydrží deset hodin.",
+            "NÁVOD K TERMINÁLU SOVA T3",
+        ),
+        (
+            "\n\nProvozní řád jídelny\n\nObědy se vydávají od 11 do 14 hodin.",
+            "Provozní řád jídelny",
+        ),
+        ("Přístup do budovy je možný s kartou.\n\nDruhý odstavec.", None),  # a sentence
+        ("Kontakty:\nrecepce 111", None),
+        ("Jediný řádek bez konce", None),
+        ("x" * 151 + "\n\nText.", None),
+    ],
+)
+def test_plain_text_title_is_its_first_line_when_that_is_a_heading(
+    tmp_path: Path, text: str, title: str | None
+) -> None:
+    path = tmp_path / "navod.txt"
+    path.write_text(text, encoding="utf-8")
+    assert loaded(load_one(path)).title == title
+
+
+@pytest.mark.parametrize(
     ("markdown", "title"),
     [
         ("Úvodní text.\n\n## Postup při nehodě ##\n\nVolejte 155.", "Postup při nehodě"),

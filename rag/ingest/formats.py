@@ -1,8 +1,10 @@
 """File formats to text: which format a file is in, and its title and text.
 
 Each format goes through a well-kept library: pypdf (PDF), python-docx (DOCX), BeautifulSoup
-(HTML); txt and md are decoded as UTF-8 (a BOM is stripped, UTF-16 with a BOM is accepted), and a
-Markdown file's title is its front matter's ``title:`` or its first heading. Every extracted text
+(HTML); txt and md are decoded as UTF-8 (a BOM is stripped, UTF-16 with a BOM is accepted), a
+Markdown file's title is its front matter's ``title:`` or its first heading, and a plain-text
+file's title its first line when that line reads as a heading (short, on its own, not ending like
+a sentence). Every extracted text
 goes through :func:`clean_text`. Bad input raises an :class:`~rag.errors.InputError` whose message
 is one line naming the file; :mod:`rag.ingest.loaders` turns it into a failure of that file.
 """
@@ -140,7 +142,25 @@ def extract(
         return _html(data, label, budget)
     text = budget.spend(_decode(data, label))
     # The title is in the first lines; a whole file of unclosed fences must not be scanned.
-    return (_markdown_title(text[:65536]) if fmt == "md" else None), text
+    if fmt == "md":
+        return _markdown_title(text[:65536]), text
+    return (_text_title(text[:65536]) if fmt == "txt" else None), text
+
+
+_TITLE_MAX = 150
+_SENTENCE_END = (".", ",", ";", ":", "!", "?", "…")
+
+
+def _text_title(text: str) -> str | None:
+    """A plain-text file's first line, when it is a heading: a later passage then still knows
+    its document's subject ("SOVA T3" above the paragraph on the terminal's battery)."""
+    lines = text.lstrip("\ufeff").lstrip().splitlines()
+    if len(lines) < 2 or not any(line.strip() for line in lines[1:]):
+        return None  # a one-line file is all text, no heading
+    first = lines[0].strip()
+    if not first or len(first) > _TITLE_MAX or first.endswith(_SENTENCE_END):
+        return None
+    return first
 
 
 # --- text --------------------------------------------------------------------------------------

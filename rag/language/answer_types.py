@@ -209,6 +209,79 @@ _NUMBER_WORDS = _table(
     one two three four five six seven eight nine ten twelve twenty hundred thousand million
     """
 )
+# Words that multiply the number before them ("11 tisíc", "2,5 milionu", "3 mld."): word
+# beginnings (every inflected form) and abbreviations (exact), as spelled.
+_MULTIPLIERS: dict[str, tuple[tuple[str, int], ...]] = {
+    "cs": (("tisíc", 10**3), ("milion", 10**6), ("miliard", 10**9), ("bilion", 10**12)),
+    "sk": (("tisíc", 10**3), ("milión", 10**6), ("milion", 10**6), ("miliard", 10**9)),
+    "pl": (("tysiąc", 10**3), ("tysięc", 10**3), ("milion", 10**6), ("miliard", 10**9)),
+    "de": (("tausend", 10**3), ("million", 10**6), ("milliarde", 10**9), ("billion", 10**12)),
+    "ru": (("тысяч", 10**3), ("миллион", 10**6), ("миллиард", 10**9)),
+    "en": (("thousand", 10**3), ("million", 10**6), ("billion", 10**9), ("trillion", 10**12)),
+}
+_MULTIPLIER_ABBREVIATIONS: dict[str, tuple[tuple[str, int], ...]] = {
+    "cs": (("tis", 10**3), ("mil", 10**6), ("mld", 10**9)),
+    "sk": (("tis", 10**3), ("mil", 10**6), ("mld", 10**9)),
+    "pl": (("tys", 10**3), ("mln", 10**6), ("mld", 10**9)),
+    "de": (("tsd", 10**3), ("mio", 10**6), ("mrd", 10**9)),
+    "ru": (("тыс", 10**3), ("млн", 10**6), ("млрд", 10**9)),
+    "en": (("k", 10**3), ("mn", 10**6), ("bn", 10**9)),
+}
+MULTIPLIERS = {lang: tuple((_form(w), v) for w, v in rows) for lang, rows in _MULTIPLIERS.items()}
+MULTIPLIER_ABBREVIATIONS = {
+    lang: {_form(w): v for w, v in rows} for lang, rows in _MULTIPLIER_ABBREVIATIONS.items()
+}
+# How digits are grouped and where the decimals start: English "11,000.5", elsewhere "11 000,5"
+# or "11.000,5" (a thin or no-break space too).
+_DECIMAL_COMMA = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:([ \u00a0\u202f.])\d{3}(?:\2\d{3})*)|\d+)(?:,(\d+))?(?![\d]|[.,]\d)"
+)
+_DECIMAL_POINT = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:([ \u00a0\u202f,])\d{3}(?:\2\d{3})*)|\d+)(?:\.(\d+))?(?![\d]|[.,]\d)"
+)
+_NEXT_WORD = re.compile(r"[ \u00a0\u202f]?([^\W\d_]+)")
+
+
+def multiplier(word: str, lang: str) -> int | None:
+    """The value a word multiplies the number before it by ("milionu" -> 10**6), or None."""
+    form = _form(word)
+    if form in MULTIPLIER_ABBREVIATIONS.get(lang, {}):
+        return MULTIPLIER_ABBREVIATIONS[lang][form]
+    for stem, value in MULTIPLIERS.get(lang, ()):
+        if form.startswith(stem):
+            return value
+    return None
+
+
+def number_values(text: str, lang: str) -> list[tuple[str, int]]:
+    """Numbers written with digit groups or a multiplier word, each with its integer value.
+
+    "11 000", "11.000", "11 tisíc" and "11 tis." are all 11000 in Czech; "2,5 milionu" is
+    2500000; English groups with commas ("11,000") and writes decimals with a point. A plain
+    number ("11") and a value that is not whole ("2,5") are left out: their digits are their key.
+
+    Returns:
+        (the expression as written, its value) in the order of the text.
+    """
+    pattern = _DECIMAL_POINT if lang == "en" else _DECIMAL_COMMA
+    out = []
+    for m in pattern.finditer(text):
+        whole, grouped, decimals = m.group(1), m.group(2), m.group(3) or ""
+        digits = re.sub(r"\D", "", whole)
+        end = m.end()
+        factor = 1
+        word = _NEXT_WORD.match(text, end)
+        if word and (by := multiplier(word.group(1), lang)):
+            factor, end = by, word.end()
+        if factor == 1 and not grouped:
+            continue
+        scaled = int(digits + decimals) * factor
+        value, rest = divmod(scaled, 10 ** len(decimals))
+        if rest == 0:
+            out.append((text[m.start() : end], value))
+    return out
+
+
 _CURRENCY = re.compile(
     r"(?i)(?:€|\$|£|\bkč\b|\bczk\b|\beur\b|\busd\b|\bkorun|\beur[ao]?\b|\bdolar|\bdollar"
     r"|\bzł|\bzłot|\bруб|\bевро|\bдоллар|\bfranc|\bpound|\bcrown)"
@@ -413,6 +486,7 @@ def sentence_classes(
         f
         for i, (s, f) in enumerate(pairs)
         if len(s) > 1
+        and not s.islower()  # most words: no capital, no name (is_name's cheap half)
         and is_name(s, i, "")
         and not (shouting and s.isupper())
         and f not in stops  # "Pokud" after "haly B." starts a sentence the splitter missed
@@ -438,6 +512,11 @@ _ACCEPTS: dict[str, tuple[str, ...]] = {
     "place": ("place",),
     "name": ("name",),
 }
+
+
+def accepted_classes(kind: AnswerType) -> tuple[str, ...]:
+    """The token classes that answer a question expecting ``kind``."""
+    return _ACCEPTS[kind]
 
 
 def answer_token(

@@ -19,20 +19,23 @@ words they hold, then shorter and earlier first. The checks, all inside the wind
   (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off.
 
 A chunk's sentences and their keys are cached per (text, language), so judging the same chunk
-again costs only the comparison.
+again costs only the comparison. That comparison is integer arithmetic: once per question every
+key the checks look for gets a bit, each sentence's keys become a bit mask, and a window's checks
+are ``&`` of masks (memoised per mask: a question's candidates repeat the same few).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from rag.ingest.chunking import sentence_spans
 from rag.language.answer_types import (
     AnswerType,
+    accepted_classes,
     answer_token,
     answer_type,
     interrogative_forms,
@@ -41,6 +44,7 @@ from rag.language.answer_types import (
     is_name,
     is_number,
     looks_like_verb,
+    number_values,
     sentence_classes,
 )
 from rag.language.keys import analyze, search_keys
@@ -56,6 +60,7 @@ class Sentence:
     keys: frozenset[str]  # its words' lemma, stem and prefix keys
     forms: frozenset[str]  # its words, unaccented
     classes: tuple[tuple[str, tuple[str, ...]], ...]  # token classes held, with their tokens
+    beginnings: frozenset[str] = frozenset()  # the first _DERIVED letters of its longer words
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
@@ -68,7 +73,6 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f.]\d{3})+(?![\d])")
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)??(?=\s*\n\s*\n|$)|\S", re.S)
 
 
@@ -82,8 +86,9 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         keys = frozenset(
             [
                 *(k for t in tokens for k in search_keys(t)),
-                # "10 000" is one number to a reader, and a question types it "10000"
-                *(f"l:{re.sub(r'[^0-9]', '', m.group(0))}" for m in _GROUPED.finditer(part)),
+                # "10 000" and "10 tisíc" are one number to a reader, and a question types
+                # it "10000"
+                *(f"l:{value}" for _, value in number_values(part, lang)),
             ]
         )
         lemmas = {lemma for t in tokens for lemma in t.lemmas}
@@ -91,7 +96,8 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
             part, [t.surface for t in tokens], [t.form for t in tokens], lemmas, lang
         )
         forms = frozenset(t.form for t in tokens)
-        out.append(Sentence(start, end, keys, forms, tuple(classes.items())))
+        beginnings = frozenset(f[:_DERIVED] for f in forms if len(f) >= _DERIVED)
+        out.append(Sentence(start, end, keys, forms, tuple(classes.items()), beginnings))
     return tuple(out)
 
 
@@ -107,6 +113,7 @@ class Need:
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
     form: str = ""
+    valued: bool = False  # a number with a multiplier or digit groups: its value is a key too
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +126,7 @@ class QuestionNeeds:
     content: tuple[tuple[str, tuple[str, ...], float], ...]  # (surface, keys, idf): ranks windows
     absent: tuple[str, ...]  # required tokens the corpus lacks entirely
     asked: frozenset[str] = frozenset()  # the question's forms and lemma bodies
+    plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
 def idf(df: int, n: int) -> float:
@@ -145,6 +153,12 @@ def question_needs(
     last_at = -2
     ranked: list[tuple[int, int, int, Need]] = []
     content = []
+    # "11 tisíc" and "11 000" are 11000, the way a passage may write it ("11.000", "11 tis.")
+    values: dict[str, list[str]] = {}
+    for written, value in number_values(" ".join(w.surface for w in query.all_words), lang):
+        for part in written.split():
+            if any(c.isdigit() for c in part):
+                values.setdefault(part, []).append(f"l:{value}")
     for i, w in enumerate(query.words):
         if w.form in asking:
             continue  # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak
@@ -156,7 +170,8 @@ def question_needs(
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
         elif is_number(w.surface):
-            required.append(Need(w.surface, keys, df, "number"))
+            valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
+            required.append(Need(w.surface, keys + valued, df, "number", valued=bool(valued)))
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
@@ -191,28 +206,15 @@ def question_needs(
     asked = frozenset(
         {w.form for w in query.all_words} | {k[2:] for w in query.all_words for k in w.keys}
     )
-    return QuestionNeeds(kind, tuple(required), focus, tuple(content), absent, asked)
-
-
-def _required_met(required: tuple[Need, ...], found: frozenset[str]) -> int:
-    """How many required tokens ``found`` holds; a name counts once any word of it is there
-    ("Carter" for "Jimmy Carter")."""
-    met = 0
-    named: set[int] = set()
-    for r in required:
-        if r.kind == "name" and r.group in named:
-            met += 1
-        elif _matched(r, found) is not None:
-            met += 1
-            if r.kind == "name":
-                named.add(r.group)
-    return met
+    needs = QuestionNeeds(kind, tuple(required), focus, tuple(content), absent, asked)
+    return replace(needs, plan=_Plan(needs))
 
 
 def _groupable(need: Need) -> bool:
     """A number of 4+ digits may be written with digit groups ("10 000") that the corpus's
-    statistics do not count as one key: only a window can tell that it is absent."""
-    return need.kind == "number" and sum(c.isdigit() for c in need.surface) >= 4
+    statistics do not count as one key, and one with a multiplier may be written in digits
+    ("11 tisíc" as "11 000"): only a window can tell that it is absent."""
+    return need.kind == "number" and (need.valued or sum(c.isdigit() for c in need.surface) >= 4)
 
 
 @dataclass
@@ -272,6 +274,125 @@ def _focus_matched(
 _DERIVED = 6
 
 
+class _Plan:
+    """A question's needs as bit masks, built once per question: bit b stands for one key (or
+    one derived beginning) the checks look for, so that a window's keys are an integer and
+    every check is an ``&``."""
+
+    __slots__ = (
+        "bits",
+        "beginnings",
+        "required",
+        "focus",
+        "content",
+        "keyset",
+        "memo",
+    )
+
+    def __init__(self, needs: QuestionNeeds) -> None:
+        self.bits: dict[str, int] = {}
+        self.beginnings: list[tuple[str, int]] = []
+        # (kind is "name", group, mask) in the order of needs.required
+        self.required = [
+            (
+                r.kind == "name",
+                r.group,
+                self._mask(r.keys, r.prefixes if r.kind == "name" and r.df > 0 else ()),
+            )
+            for r in needs.required
+        ]
+        # focus while ranking windows: lemma, stem, a known word's prefix, a derived beginning
+        self.focus = []
+        for f in needs.focus:
+            mask = self._mask(f.keys, f.prefixes if f.df > 0 else ())
+            if len(f.form) >= _DERIVED:
+                mask |= self._beginning(f.form[:_DERIVED])
+            self.focus.append(mask)
+        self.content = [
+            (self._mask(keys, ()), self._mask((), tuple(k for k in keys if k[0] == "p")), weight)
+            for _, keys, weight in needs.content
+        ]
+        self.keyset = frozenset(self.bits)
+        # windows of one question's candidates hold the same few keys over and over
+        self.memo: dict[tuple[int, int, float], tuple[int, float]] = {}
+
+    def _bit(self, key: str) -> int:
+        return 1 << self.bits.setdefault(key, len(self.bits) + len(self.beginnings))
+
+    def _beginning(self, stem: str) -> int:
+        bit = 1 << (len(self.bits) + len(self.beginnings))
+        self.beginnings.append((stem, bit))
+        return bit
+
+    def _mask(self, keys: tuple[str, ...], prefixes: tuple[str, ...]) -> int:
+        mask = 0
+        for k in keys:
+            if k[0] in "ls":
+                mask |= self._bit(k)
+        for k in prefixes:
+            mask |= self._bit(k)
+        return mask
+
+    def keys_of(self, s: Sentence) -> int:
+        """The sentence's keys as a mask (derived beginnings included)."""
+        bits = self.bits
+        mask = 0
+        for k in s.keys & self.keyset:
+            mask |= 1 << bits[k]
+        for stem, bit in self.beginnings:
+            if stem in s.beginnings:
+                mask |= bit
+        return mask
+
+    def titled(self, heading: tuple[Sentence, ...]) -> int:
+        """A title's keys as a mask, without derived beginnings (they count in windows only)."""
+        bits = self.bits
+        mask = 0
+        for s in heading:
+            for k in s.keys & self.keyset:
+                mask |= 1 << bits[k]
+        return mask
+
+    def required_met(self, found: int) -> int:
+        """How many required tokens a window holds; a name counts once any word of it is there
+        ("Carter" for "Jimmy Carter")."""
+        met = 0
+        named: set[int] = set()
+        for is_name_, group, mask in self.required:
+            if is_name_ and group in named:
+                met += 1
+            elif mask & found:
+                met += 1
+                if is_name_:
+                    named.add(group)
+        return met
+
+    def window(self, found: int, titled: int, prefix_credit: float) -> tuple[int, float]:
+        """A window's required and focus words met, and its idf-weighted coverage."""
+        key = (found, titled, prefix_credit)
+        hit = self.memo.get(key)
+        if hit is None:
+            seen = found | titled
+            checks = self.required_met(found) + sum(1 for mask in self.focus if mask & seen)
+            hit = self.memo[key] = (checks, self.cover(found, prefix_credit))
+        return hit
+
+    def cover(self, found: int, prefix_credit: float) -> float:
+        cover = 0.0
+        for full, prefix, weight in self.content:
+            if full & found:
+                cover += weight
+            elif prefix_credit and prefix & found:
+                cover += weight * prefix_credit
+        return cover
+
+
+def _answers_type(s: Sentence, kind: AnswerType, asked: frozenset[str]) -> bool:
+    """Whether the sentence holds a token of a class that answers ``kind``, not the question's own."""
+    accepts = accepted_classes(kind)
+    return any(t not in asked for c, tokens in s.classes if c in accepts for t in tokens)
+
+
 def assess(
     text: str,
     lang: str,
@@ -289,57 +410,68 @@ def assess(
             whose budget paragraph does not repeat it).
     """
     sents = sentences(text, lang)
+    if not sents:
+        return Answerability(None, False, False, "empty", needs.answer_type, None)
+    plan = needs.plan if needs.plan is not None else _Plan(needs)
     heading = sentences(title, lang) if title else ()
     # A passage names its subject once: a required name or code may stand in the document's
     # title or elsewhere in the chunk ("SOVA T3" above the paragraph on its battery), a focus
     # word in the title ("jídelna" of "Provozní řád firemní jídelny").
-    titled = frozenset().union(*(s.keys for s in heading))
-    context = titled.union(*(s.keys for s in sents))
+    titled = plan.titled(heading)
+    masks = [plan.keys_of(s) for s in sents]
+    context = titled
+    for m in masks:
+        context |= m
+    kind = needs.answer_type
+    typed = (
+        [True] * len(sents)
+        if kind is None
+        else [_answers_type(s, kind, needs.asked) for s in sents]
+    )
     best: tuple[Any, ...] | None = None
     for i in range(len(sents)):
+        held = 0
+        type_ok = False
         for j in range(i, min(i + window_size, len(sents))):
-            found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
-            forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
-            classes: dict[str, tuple[str, ...]] = {}
-            for s in sents[i : j + 1]:
-                for c, tokens in s.classes:
-                    classes[c] = classes.get(c, ()) + tokens
-            req_ok = _required_met(needs.required, found)
-            foc_ok = sum(_focus_matched(f, found | titled, forms) is not None for f in needs.focus)
-            token = (
-                None
-                if needs.answer_type is None
-                else answer_token(needs.answer_type, classes, needs.asked)
-            )
-            type_ok = needs.answer_type is None or token is not None
-            cover = 0.0
-            for _, keys, weight in needs.content:
-                if any(k in found for k in keys if k[0] in "ls"):
-                    cover += weight
-                elif prefix_credit and any(k in found for k in keys if k[0] == "p"):
-                    cover += weight * prefix_credit
-            score = (req_ok + foc_ok + int(type_ok), cover, -(j - i), -i)
+            held |= masks[j]
+            type_ok = type_ok or typed[j]
+            checks, cover = plan.window(held, titled, prefix_credit)
+            score = (checks + int(type_ok), cover, -(j - i), -i)
             if best is None or score > best[0]:
-                best = (score, i, j, found, forms, token, type_ok)
-    if best is None:
-        return Answerability(None, False, False, "empty", needs.answer_type, None)
-    _, i, j, found, forms, type_token, type_ok = best
+                best = (score, i, j, type_ok)
+    assert best is not None
+    _, i, j, type_ok = best
+    type_token = None
+    if kind is not None:
+        classes: dict[str, tuple[str, ...]] = {}
+        for s in sents[i : j + 1]:
+            for c, tokens in s.classes:
+                classes[c] = classes.get(c, ()) + tokens
+        type_token = answer_token(kind, classes, needs.asked)
+    found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
     required = []
-    for r in needs.required:
+    for r, (_, _, mask) in zip(needs.required, plan.required, strict=True):
         by = _matched(r, found)
-        if by is None and _matched(r, context):
+        if by is None and mask & context:
             by = "context"
         required.append({"word": r.surface, "kind": r.kind, "df": r.df, "matched_by": by})
-    focus = [
-        {"word": f.surface, "df": f.df, "matched_by": _focus_matched(f, found)} for f in needs.focus
-    ]
+    # The verdict reads focus words as the window ranking does: a derivation in the window
+    # ("rezervace" ~ "rezervujete") or the word in the document's title ("terminálu" of "Ruční
+    # skladový terminál SOVA T3" over the paragraph on its battery).
+    forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
+    focus = []
+    for f, mask in zip(needs.focus, plan.focus, strict=True):
+        by = _focus_matched(f, found, forms)
+        if by is None and mask & titled:
+            by = "title"
+        focus.append({"word": f.surface, "df": f.df, "matched_by": by})
     reason = None
-    met = {id(r) for r in needs.required if _matched(r, context) is not None}
-    named = {r.group for r in needs.required if r.kind == "name" and id(r) in met}
+    met = [bool(mask & context) for _, _, mask in plan.required]
+    named = {r.group for r, ok in zip(needs.required, met, strict=True) if ok and r.kind == "name"}
     unmet = [
         r
-        for r in needs.required
-        if id(r) not in met and not (r.kind == "name" and r.group in named)
+        for r, ok in zip(needs.required, met, strict=True)
+        if not ok and not (r.kind == "name" and r.group in named)
     ]
     if needs.absent:
         reason = "absent"
