@@ -485,6 +485,15 @@ def main() -> None:
     timings["fts"], fts_lists = run(engine, "fts")
     if "vector" in modes:
         timings["vector"], vec_lists = run(engine, "vector")
+    # the retrieval alone (SQL and the question's keys), without judging the candidates: the
+    # judge analyses each candidate's sentences in Python, cached per text (rag.answerability)
+    for mode in ("hybrid", "fts", "vector") if "vector" in modes else ("fts",):
+        ms = []
+        for q, v in zip(claims, qvecs, strict=True):
+            t = time.perf_counter()
+            retrieve(db, settings, embedder, oid, q, mode=mode, vector=v)  # type: ignore[arg-type]
+            ms.append((time.perf_counter() - t) * 1000)
+        timings[f"{mode}: retrieval alone, not judged"] = ms
     if "vector" in modes and args.compare_ef:
         other = Engine(db, settings.replace(ef_search=args.compare_ef), embedder, params=params)  # type: ignore[arg-type]
         timings[f"hybrid, ef_search {args.compare_ef}"], _ = run(other, "hybrid")
