@@ -200,18 +200,29 @@ def vector_index_name(model_id: str) -> str:
     return "chunks_hnsw_" + hashlib.sha1(model_id.encode()).hexdigest()[:12]
 
 
+# The HNSW graph's build settings (see ensure_vector_index).
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 128
+
+
 def ensure_vector_index(conn: psycopg.Connection, model_id: str, dim: int) -> None:
     """Create the model's partial HNSW cosine index if it does not exist yet.
 
     The embedding column is untyped so that several models can coexist; each model gets an
-    expression index on ``embedding::vector(dim)`` restricted to its own rows.
+    expression index on ``embedding::vector(dim)`` restricted to its own rows. The graph is built
+    denser than pgvector's default (m 16, ef_construction 64): at 100,000 chunks it raised
+    recall@10 at ef_search 200 from 0.85 to 0.96 for a build about twice as long
+    (docs/performance.md). An index that exists keeps the settings it was built with.
     """
     stmt = sql.SQL(
         "CREATE INDEX IF NOT EXISTS {name} ON chunks USING hnsw "
-        "((embedding::vector({dim})) vector_cosine_ops) WHERE embed_model = {model}"
+        "((embedding::vector({dim})) vector_cosine_ops) WITH (m = {m}, ef_construction = {efc}) "
+        "WHERE embed_model = {model}"
     ).format(
         name=sql.Identifier(vector_index_name(model_id)),
         dim=sql.Literal(int(dim)),
+        m=sql.Literal(HNSW_M),
+        efc=sql.Literal(HNSW_EF_CONSTRUCTION),
         model=sql.Literal(model_id),
     )
     conn.execute(stmt)

@@ -34,11 +34,14 @@ KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key =
 
 FTS = """
 fts AS (
-    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank
+    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank,
+           s.matched
     FROM (
         SELECT c.chunk_id,
                sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
-                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
+                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score,
+               -- the chunk's question keys, so that fusion need not look for them again
+               array_agg(t.lexeme) AS matched
         FROM chunks c
         CROSS JOIN LATERAL (
             -- setweight marks the question's keys (stored keys carry weight D), ts_filter keeps
@@ -58,11 +61,14 @@ fts AS (
 # those re-scored exactly. Work grows with the question's keys, not with the owner's corpus.
 FTS_TOP = """
 fts AS (
-    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank
+    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank,
+           s.matched
     FROM (
         SELECT c.chunk_id,
                sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
-                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score
+                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score,
+               -- the chunk's question keys, so that fusion need not look for them again
+               array_agg(t.lexeme) AS matched
         FROM (
             -- a chunk missing from a cut list may still hold the key with an impact up to the
             -- cut, so a posting counts for what it adds over the cut (WAND's upper bound)
@@ -109,19 +115,22 @@ vec AS (
         LIMIT %(n)s
     ) v
 )"""
-EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank WHERE false)"
+EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank, NULL::text[] AS matched WHERE false)"
 EMPTY_VEC = "vec AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS distance, NULL::bigint AS rank WHERE false)"
 FUSE = """
 SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
        f.fts_rank, f.score, f.vector_rank,
        coalesce(f.distance, {late_distance}) AS distance, f.rrf,
-       -- the question's keys in the chunk, by the same setweight/ts_filter passes as in fts
-       -- (comparing each of the chunk's keys with the question's cost ~5 ms per search)
-       (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
-          FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u) AS matched
+       -- the question's keys in the chunk: fts found them for its candidates; for the vector
+       -- list's others, the same setweight/ts_filter passes (comparing each of the chunk's keys
+       -- with the question's cost ~5 ms per search); coalesce runs the second only when needed
+       coalesce((SELECT array_agg(m ORDER BY m) FROM unnest(f.matched) m),
+                (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
+                   FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u))
+           AS matched
 FROM (
     SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
-           fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance,
+           fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance, fts.matched,
            coalesce(%(w_fts)s / (%(k)s + fts.rank), 0) + coalesce(%(w_vec)s / (%(k)s + vec.rank), 0) AS rrf
     FROM fts FULL OUTER JOIN vec ON fts.chunk_id = vec.chunk_id
 ) f
