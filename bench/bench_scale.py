@@ -50,12 +50,12 @@ from rag.embedders import FakeEmbedder
 from rag.ingest.chunking import split_sentences
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
+from rag.language.keys import unaccent
+from rag.language.stopwords import STOPWORDS
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import retrieve
 from rag.settings import Settings
-from rag.stopwords import STOPWORDS
 from rag.store import ensure_vector_index, find_owner, vector_index_name
-from rag.text import unaccent
 
 DIM = 384
 SENTENCES_PER_CHUNK = 5
@@ -486,7 +486,7 @@ def main() -> None:
     if "vector" in modes:
         timings["vector"], vec_lists = run(engine, "vector")
     # the retrieval alone (SQL and the question's keys), without judging the candidates: the
-    # judge analyses each candidate's sentences in Python, cached per text (rag.answerability)
+    # judge analyses each candidate's sentences in Python, cached per text (rag.search.answerability)
     for mode in ("hybrid", "fts", "vector") if "vector" in modes else ("fts",):
         ms = []
         for q, v in zip(claims, qvecs, strict=True):
