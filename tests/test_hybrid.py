@@ -23,9 +23,7 @@ from rag.errors import EmbedderError, InputError
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.phrases import NOT_FOUND
-from rag.language.question_keys import QueryKeys, QueryWord, query_keys
-from rag.search.relevance import FilterParams, idf, judge
-from rag.search.retrieve import Candidate, Retrieval
+from rag.search.relevance import FilterParams
 from rag.settings import Settings
 from rag.store import ensure_vector_index, find_owner, vector_index_name
 from tests.fakellm import FakeLLM
@@ -190,60 +188,6 @@ def test_green_hummingbird_is_not_found_and_llm_is_not_called(
     # the same pipeline does call the LLM when there is evidence
     answered = engine.ask(oid, "Kdo je Novák?")
     assert answered.status == "answered" and answered.llm_called and len(llm.calls) == 1
-
-
-def test_hummingbird_stopwords_and_content_words_are_pinned() -> None:
-    q = query_keys("Čím se v Litomyšli živí zelený kolibřík?", "cs")
-    assert [w.surface for w in q.words] == ["Litomyšli", "živí", "zelený", "kolibřík"]
-    for interrogative in ("Odkud", "jaký", "kolik", "čím", "koho", "Kdo", "proc"):
-        assert query_keys(f"{interrogative} Litomyšl", "cs").words[0].surface == "Litomyšl"
-
-
-def _retrieval(words: list[tuple[str, int]], found: dict[str, str], n: int) -> Retrieval:
-    """A hand-made retrieval: question words with their df, one candidate matching ``found``."""
-    qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w, _ in words)
-    matched = [f"l:{w}" if how == "lemma" else f"p:{w[:4]}" for w, how in found.items()]
-    cand = Candidate(1, 1, "x", None, "", "cs", 1, 1.0, None, None, 0.016, matched)
-    return Retrieval(
-        "q", QueryKeys("cs", qwords, qwords), [cand], {f"l:{w}": df for w, df in words}, n, {}
-    )
-
-
-def test_coverage_arithmetic_count_mode() -> None:
-    r = _retrieval(
-        [("litomysl", 1), ("zeleny", 2), ("zivit", 0), ("kolibrik", 0)],
-        {"litomysl": "lemma", "zeleny": "lemma"},
-        100,
-    )
-    j = judge(r, WORDS_ONLY)[0]
-    assert j.coverage == pytest.approx(0.5) and not j.passed  # two of four is not MORE than half
-    r = _retrieval(
-        [("litomysl", 1), ("zeleny", 2), ("dum", 1)], {"litomysl": "lemma", "zeleny": "lemma"}, 100
-    )
-    assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(2 / 3)
-    # a prefix-only match earns half credit: (1 + 0.5) / 3
-    r = _retrieval(
-        [("litomysl", 1), ("zeleny", 2), ("dum", 1)], {"litomysl": "lemma", "zeleny": "prefix"}, 100
-    )
-    j = judge(r, WORDS_ONLY)[0]
-    assert j.coverage == pytest.approx(0.5) and not j.passed
-    # a common word (df 50 of 100 > 2 %) does not count as evidence
-    r = _retrieval([("litomysl", 1), ("firma", 50)], {"litomysl": "lemma", "firma": "lemma"}, 100)
-    assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(0.5)
-
-
-def test_coverage_arithmetic_idf_mode() -> None:
-    params = FilterParams(-1.0, 0.0, 0.02, 3, 0.5, "idf", 0.5)
-    r = _retrieval(
-        [("litomysl", 1), ("zeleny", 2), ("kolibrik", 0)],
-        {"litomysl": "lemma", "zeleny": "lemma"},
-        100,
-    )
-    j = judge(r, params)[0]
-    expected = (idf(1, 100) + idf(2, 100)) / (idf(1, 100) + idf(2, 100) + idf(0, 100))
-    assert j.coverage == pytest.approx(expected)
-    assert idf(0, 100) > idf(1, 100) > idf(2, 100)
-    assert j.passed  # two rare words of three, the absent one weighing most, still exceed half
 
 
 def test_paraphrase_without_shared_words_passes_by_vector(
@@ -449,38 +393,3 @@ def test_vector_index_is_built_denser_than_pgvectors_default(db: Database) -> No
         ).fetchone()
         conn.rollback()
     assert options is not None and sorted(options[0]) == ["ef_construction=128", "m=32"], options
-
-
-def _vector_retrieval(words: list[tuple[str, int]], found: set[str], distance: float) -> Retrieval:
-    qwords = tuple(QueryWord(w, w, (f"l:{w}",), False) for w, _ in words)
-    cand = Candidate(
-        1, 1, "x", None, "", "cs", None, None, 1, distance, 0.016, [f"l:{w}" for w in found]
-    )
-    return Retrieval(
-        "q", QueryKeys("cs", qwords, qwords), [cand], {f"l:{w}": df for w, df in words}, 100, {}
-    )
-
-
-def test_supported_vector_rule_needs_both_distance_and_words() -> None:
-    params = FilterParams(
-        0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5, support_max_distance=0.18, support_min_coverage=0.5
-    )
-    common = [("dovolena", 6), ("rok", 18), ("den", 22)]  # no rare word: the word rule cannot fire
-    j = judge(_vector_retrieval(common, {"dovolena", "rok", "den"}, 0.15), params)[0]
-    assert j.support == pytest.approx(1.0) and j.coverage == 0.0
-    assert j.rule == "support"
-    assert not judge(_vector_retrieval(common, {"den"}, 0.15), params)[0].passed  # too few words
-    assert not judge(_vector_retrieval(common, {"dovolena", "rok", "den"}, 0.19), params)[0].passed
-
-
-def test_known_topic_rule_separates_paraphrase_from_off_topic() -> None:
-    params = FilterParams(
-        0.10, 0.05, 0.02, 3, 0.5, "idf", 0.5, topic_max_distance=0.16, topic_min_known=0.6
-    )
-    paraphrase = [("prace", 19), ("privest", 1), ("mazlicek", 0)]  # 2 of 3 known in the corpus
-    off_topic = [("pocasi", 0), ("mars", 0), ("dnes", 4)]  # 1 of 3
-    j = judge(_vector_retrieval(paraphrase, set(), 0.15), params)[0]
-    assert j.known == pytest.approx(2 / 3) and j.rule == "topic"
-    j = judge(_vector_retrieval(off_topic, set(), 0.15), params)[0]
-    assert j.known == pytest.approx(1 / 3) and not j.passed
-    assert not judge(_vector_retrieval(paraphrase, set(), 0.17), params)[0].passed
