@@ -24,7 +24,7 @@ from rag.filters import SearchFilter
 from rag.freshness import Standing, standing
 from rag.llm import abstains
 from rag.metrics import record_retrieval
-from rag.profiles import fusion_settings, thresholds
+from rag.profiles import fusion_settings, relation_fusion, thresholds
 from rag.relations import MAX_DISTANCE, Thresholds, reference_distance
 from rag.relevance import FilterParams, Judgement, judge
 from rag.rerank import Reranker, rerank_order
@@ -217,6 +217,8 @@ class Engine:
         self.db = db
         # the profile's RRF knobs for this model, when calibration chose them
         self.settings = fusion_settings(settings, embedder.model_id if embedder else None)
+        # and a relation's own ones (other-language questions: rag.relations)
+        self.fusion = relation_fusion(settings, embedder.model_id if embedder else None)
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
@@ -272,6 +274,7 @@ class Engine:
             mode=mode,
             vector=vector,
             filters=filters,
+            fusion=self.fusion,
         )
         hidden, standings = self._standing(owner_id, r)
         hits, rel, name = judged(r, params or self.thresholds)

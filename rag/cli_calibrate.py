@@ -187,10 +187,16 @@ def calibrate(
     relations = relation_entries(current_path)
     for name, f in fits.items():
         if name != SAME:
+            # a relation's fusion knobs (bench/bench_fusion.py --relations) stay as they were
+            was = relations.get(name)
+            kept_fusion = (
+                {"fusion": was["fusion"]} if isinstance(was, dict) and "fusion" in was else {}
+            )
             relations[name] = {
                 "params": f.params.as_dict(),
                 "contrast": f.contrast,
                 **rf.entry(f, set_name, max_false_answer, ungated),
+                **kept_fusion,
             }
     if SAME in fits:
         same = fits[SAME]

@@ -28,7 +28,7 @@ between candidates do not change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rag.relevance import FilterParams
@@ -56,6 +56,15 @@ def pair(lang: str, owner_langs: OwnerLangs) -> str:
     """The pair key of a question in ``lang`` over the owner's main language (``en>cs``)."""
     main = owner_langs[0][0] if owner_langs else lang
     return f"{lang}>{main}"
+
+
+def set_for(names: Collection[str], lang: str, owner_langs: OwnerLangs) -> str | None:
+    """Which of the relation sets ``names`` applies to a question in ``lang``: the pair over
+    ``other`` across languages, ``same`` within; None when none of them does."""
+    if relation(lang, owner_langs) == SAME:
+        return SAME if SAME in names else None
+    key = pair(lang, owner_langs)
+    return key if key in names else OTHER if OTHER in names else None
 
 
 def is_relation_key(key: str) -> bool:
