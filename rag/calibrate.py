@@ -164,6 +164,7 @@ def sweep(
                     answer_window=window,
                     focus_words=focus,
                     require_answer_type=typed,
+                    anchor_support=grid.anchor_support,
                 ),
             )
         return key
@@ -287,6 +288,7 @@ def sweep(
         np.bincount(a.fold[ans], minlength=folds),
         np.bincount(a.fold[na], minlength=folds),
         recount,
+        {"anchor_support": True} if grid.anchor_support else {},
     )
 
 

@@ -94,6 +94,14 @@ SELECTION_RULE = (
     "question's neighbourhood; repeat it); default 0, 1 and 2.",
 )
 @click.option(
+    "--anchors",
+    type=click.Choice(["both", "on", "off"]),
+    default="both",
+    show_default=True,
+    help="Other-language sets: sweep the supported-vector rule counting the question's words "
+    "(off), its identifiers, numbers and names across scripts (on), or each in turn (both).",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -111,6 +119,7 @@ def calibrate(
     ungated: tuple[str, ...],
     other_as: str,
     contrasts: tuple[float, ...],
+    anchors: str,
     check: bool,
     as_json: bool,
     **opts: Any,
@@ -167,6 +176,7 @@ def calibrate(
             current.get(in_force),
             current.contrast_of(in_force),
             tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
+            anchors={"both": rf.ANCHORS, "on": (True,), "off": (False,)}[anchors],
         )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
