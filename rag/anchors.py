@@ -98,7 +98,7 @@ def question_anchors(query: QueryKeys) -> tuple[Anchor, ...]:
             anchor = Anchor(w.surface, "soft", w.form)
         else:
             continue
-        if anchor.form:
+        if len(anchor.form) > 1 or anchor.kind == "number":  # "I" names nobody
             out.setdefault(anchor.form, anchor)
     return tuple(out.values())
 
