@@ -17,6 +17,12 @@ Three rules, any suffices:
   words are all common in a small corpus ("Kolik dní dovolené mám za rok?") without admitting
   off-topic questions, whose words are absent from the corpus.
 
+  A set calibrated for questions in another language than the corpus may count anchors instead
+  (``anchor_support``): the share of the question's identifiers, numbers and names that the
+  candidate's best window holds across languages and scripts, with a token of the expected
+  answer type (:mod:`rag.anchors`); a window holding all of them also stands in for a name the
+  answerability stage missed by its keys (another script's spelling). Its rule reads ``anchors``.
+
 * known topic: a vector within ``topic_max_distance`` (and the margin) for a question most of
   whose content words (a share of at least ``topic_min_known``) occur somewhere in the owner's
   corpus. A paraphrase ("Můžu si do práce přivést svého mazlíčka?") shares no rare word with its

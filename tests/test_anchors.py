@@ -8,9 +8,14 @@ from dataclasses import replace
 import pytest
 
 from rag.anchors import _word_matches, evidence, question_anchors, skeleton
+from rag.answer import Engine
+from rag.evaluate import Case
 from rag.question_keys import query_keys
+from rag.relation_fit import Group, fit
 from rag.relevance import FilterParams, judge
 from rag.retrieve import Candidate, Retrieval
+from rag.settings import Settings
+from rag.sweep import Grid
 from rag.text import unaccent
 
 RU_GOLD = (
@@ -115,3 +120,39 @@ def test_anchors_stand_in_for_a_name_the_keys_miss_across_scripts() -> None:
     assert plain.answer is not None and plain.answer.reason == "absent" and not plain.passed
     [anchored] = judge(r, replace(staged, anchor_support=True))
     assert anchored.passed and anchored.answer is not None and anchored.answer.answers
+
+
+def test_calibration_turns_anchor_support_on_only_where_it_recalls_more() -> None:
+    # Answerable German questions 0.30 from a Russian paragraph that names their team; off-topic
+    # ones 0.281 from paragraphs without their names: no distance alone parts them
+    asked = "Wie viele Punkte gab die Verteidigung der Panthers ab?"
+    off = "Wie viele Tore schoss der Verein Bayern?"
+    pairs = []
+    for i in range(4):
+        r = _retrieval(asked, "de", [(RU_GOLD, 0.30), (RU_OTHER, 0.40)])
+        pairs.append((Case(f"a{i}", asked, ("d1",)), r))
+        pairs.append((Case(f"n{i}", off, ()), _retrieval(off, "de", [(RU_GOLD, 0.2812)])))
+    g = Group("de>ru", [c for c, _ in pairs], [r for _, r in pairs], [])
+    engine = Engine(None, Settings(), None, params=FilterParams(0.1, 0.01, 0.1, 1, 1.0))  # type: ignore[arg-type]
+    grid = Grid(
+        vector_margin=(1.0,),
+        min_coverage=(1.0,),
+        rare_df=(0.1,),
+        rare_min_chunks=(1,),
+        coverage_mode=("count",),
+        prefix_credit=(0.0,),
+        support_max_distance=(0.0, 0.35),
+        support_min_coverage=(1.0,),
+        topic_max_distance=(0.0,),
+        answer_window=(0,),
+        focus_words=(0,),
+    )
+    f = fit(engine, "de>ru", g, 0.0, 2, None, contrasts=(0.0,), grid=grid)
+    assert f.params.anchor_support and f.params.support_max_distance == 0.35
+    assert f.anchors_swept == (False, True)
+    assert f.report is not None and f.report.figures.recalled == 4
+    assert f.report.figures.false_answers == 0
+    words = fit(engine, "de>ru", g, 0.0, 2, None, contrasts=(0.0,), grid=grid, anchors=(False,))
+    assert not words.params.anchor_support and (
+        words.report is None or not words.report.figures.recalled
+    )
