@@ -144,6 +144,14 @@ class AnchorEvidence:
         total = self.strict + self.soft_held
         return (self.strict_held + self.soft_held) / total if total else 0.0
 
+    def enough(self, min_share: float) -> bool:
+        """The answer type offered and at least ``min_share`` of the anchors held (0: the type
+        alone): across languages a name is often translated, not transliterated ("Суперкубок"
+        for "Super Bowl"), so a set may require fewer than all of them."""
+        if not self.typed:
+            return False
+        return min_share <= 0 or (bool(self.held) and self.share >= min_share)
+
     @property
     def complete(self) -> bool:
         """Every strict anchor held, at least one anchor in all, and the answer type offered."""

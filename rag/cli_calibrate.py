@@ -19,9 +19,10 @@ DEFAULT_MIN_RECALL = 0.82  # measured 0.829 with every not_found counted; the ta
 DEFAULT_MAX_FALSE = 0.05
 # Questions in another language than the corpus (English, Slovak over the Czech sample) miss the
 # 0.93 target: e5-small puts an English question about as far from its Czech answer as an
-# off-topic one. Their own floor sits just below the measured 0.455 (15/33, with the
-# answerability stage) so that any regression fails; docs/evaluation.md gives the figures.
-OTHER_MIN_RECALL = 0.45
+# off-topic one. Their own floor sits just below the measured 0.545 (18/33, with the
+# answerability stage and anchor support) so that any regression fails; docs/evaluation.md gives
+# the figures.
+OTHER_MIN_RECALL = 0.53
 # Profile sections calibrated elsewhere, which recalibrating the filter keeps.
 KEPT_SECTIONS = ("fusion",)
 # not_found cases with these tags (topic present, fact absent) are reported, not counted as false
@@ -99,7 +100,8 @@ SELECTION_RULE = (
     default="both",
     show_default=True,
     help="Other-language sets: sweep the supported-vector rule counting the question's words "
-    "(off), its identifiers, numbers and names across scripts (on), or each in turn (both).",
+    "(off), its identifiers, numbers and names across scripts with each share a window must "
+    "hold (on), or all of these (both).",
 )
 @click.option(
     "--check",
@@ -176,7 +178,7 @@ def calibrate(
             current.get(in_force),
             current.contrast_of(in_force),
             tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
-            anchors={"both": rf.ANCHORS, "on": (True,), "off": (False,)}[anchors],
+            anchors={"both": rf.ANCHORS, "on": rf.ANCHORS[1:], "off": (None,)}[anchors],
         )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)

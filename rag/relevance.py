@@ -20,8 +20,9 @@ Three rules, any suffices:
   A set calibrated for questions in another language than the corpus may count anchors instead
   (``anchor_support``): the share of the question's identifiers, numbers and names that the
   candidate's best window holds across languages and scripts, with a token of the expected
-  answer type (:mod:`rag.anchors`); a window holding all of them also stands in for a name the
-  answerability stage missed by its keys (another script's spelling). Its rule reads ``anchors``.
+  answer type (:mod:`rag.anchors`); a window holding ``anchor_min_share`` of them also stands in
+  for names and codes the answerability stage missed by its keys (another script's spelling, a
+  translated name). Its rule reads ``anchors``.
 
 * known topic: a vector within ``topic_max_distance`` (and the margin) for a question most of
   whose content words (a share of at least ``topic_min_known``) occur somewhere in the owner's
@@ -71,6 +72,9 @@ class FilterParams:
     # the supported-vector rule's evidence is the question's language-independent anchors
     # (identifiers, numbers, names: rag.anchors) instead of its words: for other-language sets
     anchor_support: bool = False
+    # with it, a window holding this share of the anchors (and the answer type; 0: the type
+    # alone) stands in for required names and codes the answerability stage missed by its keys
+    anchor_min_share: float = 1.0
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
@@ -212,7 +216,11 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             asked = needs.asked if needs is not None else frozenset()
             held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
             support = held.share if held.typed else 0.0
-            if answer is not None and answer.reason in ("absent", "required") and held.complete:
+            if (
+                answer is not None
+                and answer.reason in ("absent", "required")
+                and held.enough(params.anchor_min_share)
+            ):
                 # its names are there, in another script: the keys missed them
                 answer = replace(answer, answers=True, reason=None)
         by_words = coverage > params.min_coverage

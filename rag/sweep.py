@@ -77,6 +77,7 @@ class Grid:
     require_answer_type: tuple[bool, ...] = (True,)
     # one value per sweep (rag.relation_fit sweeps an other-language relation with each)
     anchor_support: bool = False
+    anchor_min_share: float = 1.0
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:

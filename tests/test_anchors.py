@@ -149,10 +149,31 @@ def test_calibration_turns_anchor_support_on_only_where_it_recalls_more() -> Non
     )
     f = fit(engine, "de>ru", g, 0.0, 2, None, contrasts=(0.0,), grid=grid)
     assert f.params.anchor_support and f.params.support_max_distance == 0.35
-    assert f.anchors_swept == (False, True)
+    assert f.anchors_swept == (None, 1.0, 0.5, 0.0)
     assert f.report is not None and f.report.figures.recalled == 4
     assert f.report.figures.false_answers == 0
-    words = fit(engine, "de>ru", g, 0.0, 2, None, contrasts=(0.0,), grid=grid, anchors=(False,))
+    words = fit(engine, "de>ru", g, 0.0, 2, None, contrasts=(0.0,), grid=grid, anchors=(None,))
     assert not words.params.anchor_support and (
         words.report is None or not words.report.figures.recalled
     )
+
+
+def test_a_set_may_require_only_part_of_the_anchors_where_names_are_translated() -> None:
+    # "Суперкубок" is "Super Bowl" in the German text: translated, not transliterated
+    text = "Im Super Bowl gab die Verteidigung der Panthers nur 308 Punkte ab."
+    r = _retrieval("Сколько очков уступила защита Пэнтерс в Суперкубке?", "ru", [(text, 0.2)])
+    r = replace(r, owner_langs=(("de", 240),), candidates=[replace(r.candidates[0], lang="de")])
+    staged = FilterParams(
+        0.25, 0.01, 0.1, 1, 1.0, answer_window=2, focus_words=0, anchor_support=True
+    )
+    [all_of_them] = judge(r, staged)
+    assert all_of_them.anchors is not None and all_of_them.anchors.share == 0.5
+    assert not all_of_them.passed
+    [half] = judge(r, replace(staged, anchor_min_share=0.5))
+    assert half.passed
+    # the type alone: no anchor need be held, but a number must be offered
+    [typed] = judge(
+        replace(r, candidates=[replace(r.candidates[0], text="Die Panther.")]),
+        replace(staged, anchor_min_share=0.0),
+    )
+    assert not typed.passed

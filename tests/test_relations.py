@@ -344,6 +344,7 @@ def test_calibrate_fits_each_relation_and_keeps_the_sets_it_cannot_fit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("rag.calibrate.Grid", lambda: SMALL_GRID)
+    monkeypatch.setattr("rag.relation_fit.OTHER_GRID", SMALL_GRID)
     cases, corpus = mixed_set
     out = tmp_path / "p.json"
     common = ["calibrate", "--set", str(cases), "--corpus", str(corpus), "--folds", "2"]
