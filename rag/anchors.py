@@ -176,7 +176,7 @@ def evidence(
         for j in range(i, min(i + max(window, 1), len(sents))):
             got = frozenset().union(*per[i : j + 1])
             typed = kind is None
-            if not typed:
+            if kind is not None:
                 classes: dict[str, tuple[str, ...]] = {}
                 for s in sents[i : j + 1]:
                     for c, tokens in s.classes:
