@@ -416,3 +416,32 @@ def test_a_question_in_another_language_is_answered_in_it_citing_the_czech_sourc
     # the Czech source goes to the model as it is; the question as asked
     assert "Cenu za inovaci předal ředitel Novákovi" in question
     assert question.rstrip().endswith("Question: Who is Novák?")
+
+
+def test_other_language_questions_stay_in_their_language_when_refused_or_streamed(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    # the model finds no answer in the Czech sources: the refusal is in English
+    llm.reply = ABSTAIN
+    a = ask(smart, "Who is Novák?")
+    assert (a["status"], a["lang"], a["answer"]) == ("not_found", "en", NOT_FOUND["en"])
+    assert a["not_found_by"] == "llm"
+    # streamed, the English answer arrives as the model wrote it, citing the Czech record
+    llm.reply = "Novák received the innovation award [1]."
+    events = ask_stream(smart, "Who is Novák?")
+    assert events[0][1]["sources"][0]["source_id"] == NOVAK
+    assert events[-1][1]["answer"] == llm.reply and events[-1][1]["lang"] == "en"
+    # a Slovak question: the model is told to answer in Slovak
+    llm.calls.clear()
+    assert ask(smart, "Kto je Novák?")["lang"] == "sk"
+    assert "language of the question (Slovak)" in llm.calls[-1]["messages"][0]["content"]
+
+
+def test_without_the_model_an_english_question_gets_an_english_label_on_a_czech_excerpt(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    llm.mode = "error"
+    a = ask(smart, "Who is Novák?")
+    assert a["status"] == "answered" and a["lang"] == "en" and a["extractive"]
+    assert a["answer"].startswith("Excerpt from the source [1]: ") and "Novák" in a["answer"]
+    assert a["sources"][0]["source_id"] == NOVAK and a["citations"] == [1]

@@ -362,6 +362,8 @@ BASE = {
     "focus_words": 2,
     "answer_window": 2,
     "require_answer_type": 1,
+    "anchor_support": False,  # set per sweep (Sweep.fixed), not per block
+    "anchor_min_share": 1.0,
 }
 
 

@@ -80,3 +80,29 @@ def test_profile_fusion_section_sets_the_engine_knobs(
     path.write_text(json.dumps({"model_id": fake.model_id, "params": {}, "fusion": {"rrf_k": "x"}}))
     with pytest.raises(ConfigError, match="bad fusion section"):
         Engine(db, settings.replace(profile=str(path)), fake)
+
+
+def test_a_relations_own_fusion_orders_other_language_questions(
+    db: Database, settings: Settings, owner: str, tmp_path: Path
+) -> None:
+    fake = make_embedder(settings)
+    oid = load(db, settings, owner, fake, {**LONG_DOCS, "zaznam.md": RECORD})
+    own = Fusion(3, 1.0, 5.0, 5)
+    path = tmp_path / "p.json"
+    relations = {"other": {"params": {}, "fusion": own.as_dict()}}
+    path.write_text(json.dumps({"model_id": fake.model_id, "params": {}, "relations": relations}))
+    engine = Engine(db, settings.replace(profile=str(path)), fake)
+    english = engine.search(oid, "Who chooses the best projects for the innovation award?")
+    r = english.retrieval
+    assert (r.query.lang, english.relation, r.fusion_set) == ("en", "other", "other")
+    deep = retrieve(db, settings, fake, oid, r.question)
+    assert [c.chunk_id for c in r.candidates] == [c.chunk_id for c in fuse(deep.candidates, own)]
+    assert len(r.candidates) < len(deep.candidates)  # its depth, not the settings' 50
+    czech = engine.search(oid, QUESTIONS[3]).retrieval
+    assert czech.fusion_set is None
+    same = retrieve(db, settings, fake, oid, QUESTIONS[3])
+    assert [c.chunk_id for c in czech.candidates] == [c.chunk_id for c in same.candidates]
+    relations["other"]["fusion"] = {"candidates": 0}
+    path.write_text(json.dumps({"model_id": fake.model_id, "params": {}, "relations": relations}))
+    with pytest.raises(ConfigError, match="candidates >= 1"):
+        Engine(db, settings.replace(profile=str(path)), fake)

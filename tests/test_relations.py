@@ -25,9 +25,10 @@ from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.question_keys import QueryKeys
 from rag.search.profiles import thresholds, write_profile
-from rag.search.relations import Thresholds, is_relation_key, pair, relation
+from rag.search.relations import is_relation_key, pair, relation
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Candidate, Retrieval
+from rag.search.thresholds import Thresholds
 from rag.settings import Settings
 
 SAME_SET = FilterParams(0.1, 0.01, 0.02, 3, 0.5)
@@ -344,6 +345,7 @@ def test_calibrate_fits_each_relation_and_keeps_the_sets_it_cannot_fit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("rag.eval.calibrate.Grid", lambda: SMALL_GRID)
+    monkeypatch.setattr("rag.eval.relation_fit.OTHER_GRID", SMALL_GRID)
     cases, corpus = mixed_set
     out = tmp_path / "p.json"
     common = ["calibrate", "--set", str(cases), "--corpus", str(corpus), "--folds", "2"]

@@ -33,11 +33,12 @@ from rag.language.phrases import EXTRACTIVE_LABEL, NOT_FOUND, answer_language
 from rag.logs import private
 from rag.metrics import record_retrieval
 from rag.search.filters import SearchFilter
-from rag.search.profiles import fusion_settings, thresholds
-from rag.search.relations import MAX_DISTANCE, Thresholds, reference_distance
+from rag.search.profiles import fusion_settings, relation_fusion, thresholds
+from rag.search.relations import MAX_DISTANCE, reference_distance
 from rag.search.relevance import FilterParams, Judgement, judge
 from rag.search.rerank import Reranker, rerank_order
 from rag.search.retrieve import Candidate, Mode, Retrieval, retrieve
+from rag.search.thresholds import Thresholds
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -221,6 +222,8 @@ class Engine:
         self.db = db
         # the profile's RRF knobs for this model, when calibration chose them
         self.settings = fusion_settings(settings, embedder.model_id if embedder else None)
+        # and a relation's own ones (other-language questions: rag.search.relations)
+        self.fusion = relation_fusion(settings, embedder.model_id if embedder else None)
         self.embedder = embedder
         self.llm = llm
         self.reranker = reranker
@@ -299,6 +302,7 @@ class Engine:
             mode=mode,
             vector=vector,
             filters=filters,
+            fusion=self.fusion,
         )
         hidden, standings = self._standing(owner_id, r)
         hits, rel, name = judged(r, params or self.thresholds)

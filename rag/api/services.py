@@ -17,8 +17,8 @@ from rag.ingest import bulk_load
 from rag.ingest.embed_queue import EmbedWorker, queue_depth
 from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.writer import Ingestor, IngestSummary
-from rag.search.relations import Thresholds
 from rag.search.rerank import Reranker
+from rag.search.thresholds import Thresholds
 from rag.settings import Settings
 from rag.store import DEFAULT_OWNER, ensure_owner, ensure_vector_index
 

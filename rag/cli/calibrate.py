@@ -88,6 +88,15 @@ SELECTION_RULE = (
     "question's neighbourhood; repeat it); default 0, 1 and 2.",
 )
 @click.option(
+    "--anchors",
+    type=click.Choice(["both", "on", "off"]),
+    default="both",
+    show_default=True,
+    help="Other-language sets: sweep the supported-vector rule counting the question's words "
+    "(off), its identifiers, numbers and names across scripts with each share a window must "
+    "hold (on), or all of these (both).",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -105,6 +114,7 @@ def calibrate(
     ungated: tuple[str, ...],
     other_as: str,
     contrasts: tuple[float, ...],
+    anchors: str,
     check: bool,
     as_json: bool,
     **opts: Any,
@@ -124,7 +134,8 @@ def calibrate(
     from rag.eval import calibrate as cal
     from rag.eval import relation_fit as rf
     from rag.search.profiles import read_profile, relation_entries, slug, thresholds, write_profile
-    from rag.search.relations import OTHER, SAME, Thresholds, is_relation_key
+    from rag.search.relations import OTHER, SAME, is_relation_key
+    from rag.search.thresholds import Thresholds
 
     if app.embedder is None:
         raise ConfigError("calibration fits an embedding model's thresholds; set RAG_EMBEDDER")
@@ -161,6 +172,7 @@ def calibrate(
             current.get(in_force),
             current.contrast_of(in_force),
             tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
+            anchors={"both": rf.ANCHORS, "on": rf.ANCHORS[1:], "off": (None,)}[anchors],
         )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
@@ -181,10 +193,16 @@ def calibrate(
     relations = relation_entries(current_path)
     for name, f in fits.items():
         if name != SAME:
+            # a relation's fusion knobs (bench/bench_fusion.py --relations) stay as they were
+            was = relations.get(name)
+            kept_fusion = (
+                {"fusion": was["fusion"]} if isinstance(was, dict) and "fusion" in was else {}
+            )
             relations[name] = {
                 "params": f.params.as_dict(),
                 "contrast": f.contrast,
                 **rf.entry(f, set_name, max_false_answer, ungated),
+                **kept_fusion,
             }
     if SAME in fits:
         same = fits[SAME]

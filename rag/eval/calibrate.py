@@ -164,6 +164,8 @@ def sweep(
                     answer_window=window,
                     focus_words=focus,
                     require_answer_type=typed,
+                    anchor_support=grid.anchor_support,
+                    anchor_min_share=grid.anchor_min_share,
                 ),
             )
         return key
@@ -287,6 +289,11 @@ def sweep(
         np.bincount(a.fold[ans], minlength=folds),
         np.bincount(a.fold[na], minlength=folds),
         recount,
+        (
+            {"anchor_support": True, "anchor_min_share": grid.anchor_min_share}
+            if grid.anchor_support
+            else {}
+        ),
     )
 
 

@@ -9,9 +9,10 @@ DEFAULT_MIN_RECALL = 0.82  # measured 0.826 (90/109) with every not_found counte
 DEFAULT_MAX_FALSE = 0.05
 # Questions in another language than the corpus (English, Slovak over the Czech sample) miss the
 # 0.93 target: e5-small puts an English question about as far from its Czech answer as an
-# off-topic one. Their own floor sits just below the measured 0.455 (15/33, with the
-# answerability stage) so that any regression fails; docs/evaluation.md gives the figures.
-OTHER_MIN_RECALL = 0.45
+# off-topic one. Their own floor sits just below the measured 0.545 (18/33, with the
+# answerability stage and anchor support) so that any regression fails; docs/evaluation.md gives
+# the figures.
+OTHER_MIN_RECALL = 0.53
 # not_found cases with these tags (topic present, fact absent) are reported, not counted as false
 # answers; empty: every not_found case counts.
 UNGATED_TAGS: tuple[str, ...] = ()

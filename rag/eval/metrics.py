@@ -18,9 +18,9 @@ from typing import Any
 
 from rag.answer.engine import Engine, Hit
 from rag.eval.sets import Case
-from rag.search.relations import Thresholds
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval
+from rag.search.thresholds import Thresholds
 
 MODES = ("fts", "vector", "hybrid")
 MRR_DEPTH = 10

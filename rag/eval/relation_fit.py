@@ -8,14 +8,18 @@ group without both keeps the set the profile in force has for it.
 
 An other-language group is swept once per :data:`CONTRASTS` value (distances judged relative to
 the question's neighbourhood, see :mod:`rag.search.relations`), the sweep itself unchanged: its cases'
-retrievals are shifted first. The contrast whose selection recalls most wins; ties go to fewer
-false answers, then to the smaller contrast.
+retrievals are shifted first; and each once with the supported-vector rule counting words, and
+once per :data:`ANCHORS` share counting the question's language-independent anchors
+(``anchor_support``, ``anchor_min_share``: :mod:`rag.search.anchors`). The combination whose selection
+recalls most wins; ties go to fewer false answers, then to the smaller contrast, then to words,
+then to the larger share.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -83,6 +87,7 @@ class Fit:
     side: Any = None  # Figures of the ungated cases
     contrast: float = 0.0
     swept: tuple[float, ...] = (0.0,)
+    anchors_swept: tuple[float | None, ...] = (None,)
 
     @property
     def params(self) -> FilterParams:
@@ -91,6 +96,24 @@ class Fit:
 
 
 CONTRASTS = (0.0, 1.0, 2.0)
+# Across languages the supported-vector rule may count the question's anchors (rag.search.anchors):
+# None counts words; a number is the share of anchors a window must hold to stand in for names
+# the answerability stage missed (0: the answer type alone)
+ANCHORS: tuple[float | None, ...] = (None, 1.0, 0.5, 0.0)
+# The grid of an other-language set. Its question words meet few of the corpus's keys (Slovak
+# over Czech still meets many), so the word side keeps fewer values than the same-language grid,
+# and no focus word is required (a word in another language is no focus the window can hold);
+# the sweep stays small enough for the XQuAD pairs' 1,128 dev cases, six times over.
+OTHER_GRID = Grid(
+    min_coverage=(0.5, 0.7, 1.0),
+    rare_df=(0.02, 0.1),
+    rare_min_chunks=(1,),
+    prefix_credit=(0.0, 0.5),
+    support_min_coverage=(0.5, 0.75, 1.0),
+    topic_min_known=(0.5, 1.0),
+    focus_words=(0,),
+    paraphrase_max_distance=(0.0,),
+)
 
 
 def fit(
@@ -103,25 +126,39 @@ def fit(
     current_contrast: float = 0.0,
     contrasts: Sequence[float] = CONTRASTS,
     grid: Grid | None = None,
+    anchors: Sequence[float | None] = ANCHORS,
 ) -> Fit:
     """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
-    an other-language relation once per contrast."""
+    an other-language relation once per contrast and anchor evidence (without first)."""
     best: Fit | None = None
-    for contrast in contrasts if name != SAME else (0.0,):
+    other = name != SAME
+    for contrast, anchored in itertools.product(
+        contrasts if other else (0.0,), anchors if other else (None,)
+    ):
         shifted = Group(
             g.name,
             g.cases,
             [relative(r, contrast) for r in g.retrievals],
             [(c, relative(r, contrast)) for c, r in g.aside],
         )
-        also = [current] if current and contrast == current_contrast else []
-        s = cal.sweep(shifted.cases, shifted.retrievals, grid, folds=folds, also=also)
+        same_anchors = current is not None and (
+            (current.anchor_support, current.anchor_min_share)
+            == (anchored is not None, 1.0 if anchored is None else anchored)
+        )
+        also = [current] if current and contrast == current_contrast and same_anchors else []
+        swept = replace(
+            grid or (OTHER_GRID if other else Grid()),
+            anchor_support=anchored is not None,
+            anchor_min_share=1.0 if anchored is None else anchored,
+        )
+        s = cal.sweep(shifted.cases, shifted.retrievals, swept, folds=folds, also=also)
         chosen = cal.select(s, ceiling)
         f = Fit(shifted, s, cal.frontier(s), chosen, contrast=contrast)
         if best is None or _better(f, best):
             best = f
     assert best is not None
     best.swept = tuple(contrasts)
+    best.anchors_swept = tuple(anchors) if other else (None,)
     if best.chosen is None:
         return best
     g, params = best.group, best.params
@@ -152,6 +189,7 @@ def entry(f: Fit, set_name: str, ceiling: float, ungated: Sequence[str]) -> dict
         "max_false_answer": ceiling,
         "swept_settings": len(f.sweep),
         "contrasts_swept": list(f.swept) if f.group.name != SAME else [0.0],
+        "anchor_min_share_swept": list(f.anchors_swept),  # null: words, not anchors
         "figures": f.report.figures.as_dict(),
         "held_out": f.held_out.as_dict(),
         "retrieval": retrieval_metrics(f.report.results),

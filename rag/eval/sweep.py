@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,9 @@ class Grid:
     focus_words: tuple[int, ...] = (1, 2)
     paraphrase_max_distance: tuple[float, ...] = ()  # 0 and the closer quantiles (near_axis)
     require_answer_type: tuple[bool, ...] = (True,)
+    # one value per sweep (rag.eval.relation_fit sweeps an other-language relation with each)
+    anchor_support: bool = False
+    anchor_min_share: float = 1.0
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:
@@ -133,6 +136,7 @@ class Sweep:
     no_answer: np.ndarray  # per fold
     # every count of one block, at every distance (refusals are not kept for all settings)
     recount: Callable[[int], Counts] | None = None
+    fixed: dict[str, Any] = field(default_factory=dict)  # knobs every setting shares
 
     def __len__(self) -> int:
         return len(self.result) * len(self.distances)
@@ -148,7 +152,7 @@ class Sweep:
                 v[k] = int(v[k])
         if "require_answer_type" in v:
             v["require_answer_type"] = bool(v["require_answer_type"])
-        return FilterParams(**v)
+        return FilterParams(**{**v, **self.fixed})
 
     def _folds(self, folds: Sequence[int] | None) -> list[int]:
         return list(range(len(self.answerable))) if folds is None else list(folds)

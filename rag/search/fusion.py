@@ -69,14 +69,15 @@ def metrics(lists: Sequence[Sequence[Candidate]], gold: Sequence[set[str]]) -> d
     return out
 
 
-def grid(depths: Sequence[int] = (20, 30, 50)) -> list[Fusion]:
+WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25)
+# Across languages full text finds little (names and numbers a question shares with a passage in
+# another language): the vector list may need to outweigh it several times over.
+OTHER_WEIGHTS = (*WEIGHTS, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
+
+
+def grid(depths: Sequence[int] = (20, 30, 50), weights: Sequence[float] = WEIGHTS) -> list[Fusion]:
     """The settings calibration tries: k, the vector list's weight (full text's is 1), depth."""
-    return [
-        Fusion(k, 1.0, w, d)
-        for k in (1, 2, 3, 5, 10, 20, 60)
-        for w in (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.25)
-        for d in depths
-    ]
+    return [Fusion(k, 1.0, w, d) for k in (1, 2, 3, 5, 10, 20, 60) for w in weights for d in depths]
 
 
 @dataclass

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ConfigError
-from rag.search.relations import SAME, Thresholds, is_relation_key
+from rag.search.relations import SAME, is_relation_key
 from rag.search.relevance import FilterParams
 from rag.search.rerank import Reranker, pipeline_id
+from rag.search.thresholds import Thresholds
 from rag.settings import Settings
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "profiles"
@@ -145,6 +146,25 @@ def fusion_settings(settings: Settings, model_id: str | None) -> Settings:
     fusion = read_profile(path).get("fusion")
     if not isinstance(fusion, dict):
         return settings
+    return settings.replace(**_fusion_values(path, fusion))
+
+
+def relation_fusion(settings: Settings, model_id: str | None) -> dict[str, dict[str, Any]]:
+    """The RRF knobs of each relation set of ``model_id``'s profile that has its own
+    (``relations[<key>]["fusion"]``); a relation without them keeps the profile's fusion."""
+    path = profile_path(settings, model_id) if model_id else None
+    out: dict[str, dict[str, Any]] = {}
+    for key, entry in relation_entries(path).items():
+        fusion = entry.get("fusion") if isinstance(entry, dict) else None
+        if fusion is None:
+            continue
+        if not isinstance(fusion, dict) or not is_relation_key(key):
+            raise ConfigError(f"calibration profile {path}: relation {key!r} fusion is no object")
+        out[key] = _fusion_values(path, fusion)
+    return out
+
+
+def _fusion_values(path: Path | None, fusion: dict[str, Any]) -> dict[str, Any]:
     try:
         values = {
             k: int(fusion[k]) if k in ("rrf_k", "candidates") else float(fusion[k])
@@ -153,7 +173,11 @@ def fusion_settings(settings: Settings, model_id: str | None) -> Settings:
         }
     except (TypeError, ValueError) as e:
         raise ConfigError(f"calibration profile {path} has a bad fusion section: {e}") from e
-    return settings.replace(**values)
+    if values.get("rrf_k", 1) < 0 or values.get("candidates", 1) < 1:
+        raise ConfigError(
+            f"calibration profile {path}: fusion needs rrf_k >= 0 and candidates >= 1"
+        )
+    return values
 
 
 def write_profile(path: Path, model_id: str, params: FilterParams, extra: dict[str, Any]) -> None:

@@ -28,10 +28,7 @@ between candidates do not change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-
-from rag.search.relevance import FilterParams
+from collections.abc import Collection, Sequence
 
 SAME = "same"
 MAX_DISTANCE = 2.0  # the largest cosine distance
@@ -58,49 +55,21 @@ def pair(lang: str, owner_langs: OwnerLangs) -> str:
     return f"{lang}>{main}"
 
 
+def set_for(names: Collection[str], lang: str, owner_langs: OwnerLangs) -> str | None:
+    """Which of the relation sets ``names`` applies to a question in ``lang``: the pair over
+    ``other`` across languages, ``same`` within; None when none of them does."""
+    if relation(lang, owner_langs) == SAME:
+        return SAME if SAME in names else None
+    key = pair(lang, owner_langs)
+    return key if key in names else OTHER if OTHER in names else None
+
+
 def is_relation_key(key: str) -> bool:
     """Whether ``key`` names a relation a profile may hold a set for."""
     if key in (SAME, OTHER):
         return True
     q, sep, c = key.partition(">")
     return bool(sep) and q.isalpha() and c.isalpha() and q != c and len(q) == len(c) == 2
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """A profile's threshold sets: the default (``same``) and one per calibrated relation."""
-
-    default: FilterParams
-    sets: Mapping[str, FilterParams] = field(default_factory=dict)
-    contrast: Mapping[str, float] = field(default_factory=dict)  # by set name; absent: 0
-
-    def choose(self, lang: str, owner_langs: OwnerLangs) -> tuple[str, str, FilterParams]:
-        """The question's relation, the name of the set that judges it, and that set."""
-        rel = relation(lang, owner_langs)
-        if rel == SAME:
-            return rel, SAME, self.sets.get(SAME, self.default)
-        key = pair(lang, owner_langs)
-        if key in self.sets:
-            return rel, key, self.sets[key]
-        if OTHER in self.sets:
-            return rel, OTHER, self.sets[OTHER]
-        return rel, SAME, self.sets.get(SAME, self.default)
-
-    def get(self, name: str) -> FilterParams:
-        """The set called ``name``; the default for ``same`` or a set the profile lacks."""
-        return self.sets.get(name, self.default)
-
-    def names(self) -> list[str]:
-        return [SAME, *sorted(k for k in self.sets if k != SAME)]
-
-    def with_sets(self, sets: Mapping[str, FilterParams]) -> Thresholds:
-        """These thresholds with ``sets`` replacing (or adding) the named sets."""
-        merged = {**self.sets, **sets}
-        return Thresholds(merged.get(SAME, self.default), merged, self.contrast)
-
-    def contrast_of(self, name: str) -> float:
-        """How strongly the set ``name`` judges distances relative to the neighbourhood."""
-        return float(self.contrast.get(name, 0.0))
 
 
 def reference_distance(distances: Sequence[float]) -> float:

@@ -17,6 +17,13 @@ Three rules, any suffices:
   words are all common in a small corpus ("Kolik dní dovolené mám za rok?") without admitting
   off-topic questions, whose words are absent from the corpus.
 
+  A set calibrated for questions in another language than the corpus may count anchors instead
+  (``anchor_support``): the share of the question's identifiers, numbers and names that the
+  candidate's best window holds across languages and scripts, with a token of the expected
+  answer type (:mod:`rag.search.anchors`); a window holding ``anchor_min_share`` of them also stands in
+  for names and codes the answerability stage missed by its keys (another script's spelling, a
+  translated name). Its rule reads ``anchors``.
+
 * known topic: a vector within ``topic_max_distance`` (and the margin) for a question most of
   whose content words (a share of at least ``topic_min_known``) occur somewhere in the owner's
   corpus. A paraphrase ("Můžu si do práce přivést svého mazlíčka?") shares no rare word with its
@@ -32,9 +39,12 @@ its 4-character prefix earns ``prefix_credit`` (never a word absent from the cor
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from rag.language.answer_types import AnswerType, answer_type
+from rag.search.anchors import AnchorEvidence, question_anchors
+from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, assess, question_needs
 from rag.search.retrieve import Retrieval
 from rag.settings import Settings
@@ -59,11 +69,19 @@ class FilterParams:
     focus_words: int = 2
     paraphrase_max_distance: float = 0.0  # 0: a missing focus word always refuses
     require_answer_type: bool = True
+    # the supported-vector rule's evidence is the question's language-independent anchors
+    # (identifiers, numbers, names: rag.search.anchors) instead of its words: for other-language sets
+    anchor_support: bool = False
+    # with it, a window holding this share of the anchors (and the answer type; 0: the type
+    # alone) stands in for required names and codes the answerability stage missed by its keys
+    anchor_min_share: float = 1.0
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
-        """The knobs from settings by name: every knob is a setting of the same name."""
-        return cls(**{name: getattr(s, name) for name in cls.__slots__})
+        """The knobs that are settings, by name; the rest (the anchor knobs, calibrated per
+        language relation only) keep their defaults."""
+        names = {f.name for f in fields(s)}
+        return cls(**{name: getattr(s, name) for name in cls.__slots__ if name in names})
 
     def as_dict(self) -> dict[str, Any]:
         return {f: getattr(self, f) for f in self.__slots__}
@@ -92,6 +110,7 @@ class Judgement:
     support: float = 0.0  # idf-weighted share of all question words in the chunk
     known: float = 0.0  # share of question words found anywhere in the corpus
     answer: Answerability | None = None  # the evidence window and its checks
+    anchors: AnchorEvidence | None = None  # with anchor_support: the anchors a window holds
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -102,6 +121,7 @@ class Judgement:
             "coverage": round(self.coverage, 4),
             "support": round(self.support, 4),
             "known": round(self.known, 4),
+            **({} if self.anchors is None else {"anchors": list(self.anchors.held)}),
             "words": [
                 {
                     "word": w.word,
@@ -149,9 +169,14 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             retrieval.chunk_count,
             params.focus_words,
         )
+    anchors = question_anchors(retrieval.query) if params.anchor_support else ()
+    kind = None
+    if anchors and params.require_answer_type:
+        kind = needs.answer_type if needs is not None else _answer_type(retrieval)
     judgements = []
     for c in retrieval.candidates:
         answer = None
+        held = None
         matched = set(c.matched_keys)
         if needs is not None:
             answer = assess(
@@ -174,6 +199,17 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
         support = (
             sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
         )
+        if params.anchor_support:
+            asked = needs.asked if needs is not None else frozenset()
+            held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
+            support = held.share if held.typed else 0.0
+            if (
+                answer is not None
+                and answer.reason in ("absent", "required")
+                and held.enough(params.anchor_min_share)
+            ):
+                # its names are there, in another script: the keys missed them
+                answer = replace(answer, answers=True, reason=None)
         by_words = coverage > params.min_coverage
         margin = None if c.distance is None or best is None else c.distance - best
         near = c.distance is not None and margin is not None and margin <= params.vector_margin
@@ -194,7 +230,7 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
                 for r, ok in (
                     ("vector", by_vector),
                     ("words", by_words),
-                    ("support", by_support),
+                    ("anchors" if params.anchor_support else "support", by_support),
                     ("topic", by_topic),
                 )
                 if ok
@@ -210,9 +246,18 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             if paraphrase:
                 rule = f"{rule}+paraphrase"
         judgements.append(
-            Judgement(passed, rule, c.distance, margin, coverage, evidence, support, known, answer)
+            Judgement(
+                passed, rule, c.distance, margin, coverage, evidence, support, known, answer, held
+            )
         )
     return judgements
+
+
+def _answer_type(retrieval: Retrieval) -> AnswerType | None:
+    """The question's expected answer type when the answerability stage is off."""
+    q = retrieval.query
+    lemmas = [k[2:] for w in q.all_words for k in w.keys if k[0] == "l"]
+    return answer_type((w.form for w in q.all_words), lemmas, q.lang)
 
 
 def _word_evidence(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from rag.errors import RetrievalError
 from rag.language.keys import form_map_prefix, lemma_from_form_map_key
 from rag.language.question_keys import QueryKeys, query_keys
 from rag.search.filters import SearchFilter
+from rag.search.relations import set_for
 from rag.search.sql import (
     EMPTY_FTS,
     EMPTY_VEC,
@@ -91,6 +93,8 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
     # the owner's documents per language, most first: the question's language relation
     owner_langs: tuple[tuple[str, int], ...] = ()
+    # the relation whose own fusion knobs ordered the candidates; None: the default ones
+    fusion_set: str | None = None
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -140,6 +144,7 @@ def retrieve(
     vector: np.ndarray | None = None,
     filters: SearchFilter | None = None,
     explain: list[str] | None = None,
+    fusion: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Retrieval:
     """Run full-text and vector retrieval for ``question`` and fuse them.
 
@@ -148,6 +153,9 @@ def retrieve(
         filters: only chunks of documents that pass it take part, in both retrievers.
         explain: when given, the statement's EXPLAIN (ANALYZE, BUFFERS) lines are appended to it
             (the statement then runs twice).
+        fusion: RRF knobs (``rrf_k``, ``rrf_weight_fts``, ``rrf_weight_vector``, ``candidates``)
+            per language relation (``same``, ``other`` or a pair, :mod:`rag.search.relations`): the set
+            the question's relation to the owner selects replaces the settings' knobs.
 
     Raises:
         RetrievalError: both retrievers failed.
@@ -172,9 +180,16 @@ def retrieve(
         corpus_langs = list(info[2]) if info and info[2] else None
         owner_langs = tuple(zip(info[2], map(int, info[3]), strict=True)) if info else ()
         qk = query_keys(question, lang, corpus_langs)
+        fusion_set = None
+        if fusion:
+            fusion_set = set_for(fusion, qk.lang, owner_langs)
+            if fusion_set is not None:
+                settings = settings.replace(**fusion[fusion_set])
         if owner_id is None or n_chunks == 0:
             conn.commit()
-            return Retrieval(question, qk, [], {}, 0, {}, degraded, timings, owner_langs)
+            return Retrieval(
+                question, qk, [], {}, 0, {}, degraded, timings, owner_langs, fusion_set
+            )
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
         dfs = (
@@ -228,7 +243,16 @@ def retrieve(
     ]
     key_df = {k: int(dfs.get(k, 0)) for k in keys}
     return Retrieval(
-        question, qk, candidates, key_df, n_chunks, form_keys, degraded, timings, owner_langs
+        question,
+        qk,
+        candidates,
+        key_df,
+        n_chunks,
+        form_keys,
+        degraded,
+        timings,
+        owner_langs,
+        fusion_set,
     )
 
 
