@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import click
 from rag.cli.main import cli
 from rag.settings import SETTINGS_DOC, Settings, env_name
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _commands(group: click.Group, prefix: str = "rag") -> list[str]:
@@ -64,3 +66,23 @@ def test_quick_start_is_two_commands_that_the_makefile_defines() -> None:
     assert "\nserve:" in makefile and "\ntest:" in makefile
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_every_path_the_docs_name_exists() -> None:
+    # rag/... paths in the README and docs/, and the modules the README's layout table names
+    # beside each package: a move that forgets the docs fails here.
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = []
+    for doc in texts:
+        for path in re.findall(r"\brag/[\w/]+\.(?:py|json|jsonl|txt)\b", doc.read_text("utf-8")):
+            if not (ROOT / path).exists():
+                missing.append(f"{doc.name}: {path}")
+    for row in (ROOT / "README.md").read_text("utf-8").splitlines():
+        m = re.match(r"\| `(rag/(?:\w+/)?)[\w.]*`", row)
+        if not m:
+            continue
+        where = m.group(1) if m.group(1).endswith("/") else "rag/"
+        for name in re.findall(r"`(\w+\.py)`", row):
+            if not (ROOT / where / name).exists():
+                missing.append(f"README.md layout: {where}{name}")
+    assert not missing, missing
