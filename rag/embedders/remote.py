@@ -12,6 +12,7 @@ from rag.embedders.base import (
     PASSAGE_TIMEOUT,
     Kind,
     clean_texts,
+    is_e5,
     unit_rows,
 )
 from rag.errors import ConfigError, EmbedderError, short_reason
@@ -34,7 +35,7 @@ class HttpEmbedder:
         self.model = settings.embed_model.strip()
         self.model_id = "http/" + self.model
         # Servers such as TEI or vLLM pass text through; E5 models need their prefixes.
-        self.prefixes = E5_PREFIXES if "e5" in self.model.lower() else {}
+        self.prefixes = E5_PREFIXES if is_e5(self.model) else {}
         self.batch = max(1, settings.embed_batch)
         self.timeouts = {"query": settings.embed_timeout, "passage": PASSAGE_TIMEOUT}
         self._dim: int | None = settings.embed_dim or None

@@ -13,6 +13,7 @@ from rag.embedders.base import (
     E5_PREFIXES,
     Kind,
     clean_texts,
+    is_e5,
     unit_rows,
 )
 from rag.errors import ConfigError, EmbedderError, short_reason
@@ -30,7 +31,7 @@ class SentenceTransformerEmbedder:
         self.local = Path(name).expanduser().exists()
         self.model_id = "st/" + (Path(name.rstrip("/\\")).name if self.local else name)
         # E5 models were trained with these prefixes; other models would be hurt by them.
-        self.prefixes = E5_PREFIXES if "e5" in name.lower() else {}
+        self.prefixes = E5_PREFIXES if is_e5(name) else {}
         self.batch = max(1, settings.embed_batch)
         self.expected_dim = settings.embed_dim
         # Hugging Face fast tokenizers raise "Already borrowed" when shared across threads.
