@@ -127,7 +127,12 @@ def test_an_embedder_that_is_down_counts_against_no_chunk(
 
 
 def test_the_cli_shows_the_chunk_set_aside_and_retry_failed_embeds_it(
-    db: Database, settings: Settings, poisoned_owner: int, owner: str, fast_retries: None
+    db: Database,
+    settings: Settings,
+    poisoned_owner: int,
+    owner: str,
+    fast_retries: None,
+    tmp_path: Path,
 ) -> None:
     drain(db, Poisoned(settings), poisoned_owner, batch=8, poll=0.02, max_attempts=2)
     env = cli_env(settings)
@@ -139,6 +144,12 @@ def test_the_cli_shows_the_chunk_set_aside_and_retry_failed_embeds_it(
     # a plain `rag embed` leaves it aside and says so
     out = CliRunner().invoke(cli, ["embed", "--owner", owner, "--json"], env=env)
     assert out.exit_code == 1 and json.loads(out.stdout)["set_aside"] == 1, out.output
+    # evaluation refuses the owner and names the command that takes the chunk back
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"id": "c1", "question": "Kdy?", "expect": "not_found"}) + "\n")
+    out = CliRunner().invoke(cli, ["eval", "--set", str(cases), "--owner", owner], env=env)
+    assert out.exit_code == 1 and "1 chunks whose embedding kept failing" in out.stderr, out.output
+    assert f"rag embed --owner {owner} --retry-failed" in out.stderr, out.stderr
     # the cause is fixed (the CLI's fake model embeds anything): --retry-failed tries it again
     out = CliRunner().invoke(cli, ["embed", "--owner", owner, "--retry-failed", "--json"], env=env)
     assert out.exit_code == 0, out.output

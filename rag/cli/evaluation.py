@@ -113,11 +113,19 @@ def refuse_half_embedded(app: App, owner: str, owner_id: int) -> None:
         NotReady: the owner's embedding queue is not empty.
     """
     from rag.errors import NotReady
-    from rag.ingest.embed_queue import queued
+    from rag.ingest.embed_queue import claimable, queued
 
     if app.embedder is None:
         return  # full text only: vectors are not part of what is measured
     waiting = queued(app.db, owner_id)
+    aside = waiting - claimable(app.db, owner_id) if waiting else 0
+    if aside:
+        raise NotReady(
+            f"owner {owner!r} has {aside} chunks whose embedding kept failing (set aside; "
+            "`rag stats` shows the error), and figures measured now would describe a "
+            f"half-embedded corpus; fix the cause, run `rag embed --owner {owner} --retry-failed` "
+            "and try again"
+        )
     if waiting:
         raise NotReady(
             f"owner {owner!r} has {waiting} chunks still waiting for a vector, and figures "
