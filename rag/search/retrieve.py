@@ -347,7 +347,7 @@ def _run(
     elif plan.fts_exact:
         ctes.append(sql.SQL(FTS).format(filter=plan.filter))
     else:
-        ctes.append(sql.SQL(FTS_TOP))
+        ctes.append(sql.SQL(FTS_TOP).format())
     ctes.append(
         sql.SQL(VEC).format(dim=dim, model=model, filter=plan.vec_filter)
         if use_vec

@@ -32,7 +32,9 @@ CROSS JOIN LATERAL (
 """
 KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key = ANY(%(keys)s)"
 
-FTS = """
+# BM25 of the question's keys in each chunk of a candidate set (@CANDIDATES@), best first: both
+# full-text statements below score this way and differ only in where their candidates come from.
+_BM25_RANKED = """
 fts AS (
     SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank,
            s.matched
@@ -42,7 +44,7 @@ fts AS (
                    / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score,
                -- the chunk's question keys, so that fusion need not look for them again
                array_agg(t.lexeme) AS matched
-        FROM chunks c
+        FROM @CANDIDATES@
         CROSS JOIN LATERAL (
             -- setweight marks the question's keys (stored keys carry weight D), ts_filter keeps
             -- only them: two C passes instead of unnesting every key of the chunk
@@ -50,26 +52,22 @@ fts AS (
             FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u
         ) t
         JOIN q ON q.key = t.lexeme
-        WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery {filter}
+        @WHERE@
         GROUP BY c.chunk_id
         ORDER BY score DESC, c.chunk_id
         LIMIT %(n)s
     ) s
 )"""
+# Every chunk of the owner that holds a selective key (the GIN index finds them).
+FTS = _BM25_RANKED.replace("@CANDIDATES@", "chunks c").replace(
+    "@WHERE@", "WHERE c.owner_id = %(owner_id)s AND c.word_keys @@ %(tsq)s::tsquery {filter}"
+)
 # The same BM25 over a bounded candidate set: the best postings of each selective key (key_top,
 # migration 004), ranked by what they add over the cut of their list, and the top %(rescore)s of
 # those re-scored exactly. Work grows with the question's keys, not with the owner's corpus.
-FTS_TOP = """
-fts AS (
-    SELECT s.chunk_id, s.score, row_number() OVER (ORDER BY s.score DESC, s.chunk_id) AS rank,
-           s.matched
-    FROM (
-        SELECT c.chunk_id,
-               sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
-                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score,
-               -- the chunk's question keys, so that fusion need not look for them again
-               array_agg(t.lexeme) AS matched
-        FROM (
+FTS_TOP = _BM25_RANKED.replace(
+    "@CANDIDATES@",
+    """(
             -- a chunk missing from a cut list may still hold the key with an impact up to the
             -- cut, so a posting counts for what it adds over the cut (WAND's upper bound)
             SELECT p.chunk_id
@@ -81,17 +79,9 @@ fts AS (
             ORDER BY sum(q.w * q.idf * (p.impact - coalesce(kt.cut, 0))) DESC, p.chunk_id
             LIMIT %(rescore)s
         ) cand
-        JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = cand.chunk_id
-        CROSS JOIN LATERAL (
-            SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-            FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{a}')) u
-        ) t
-        JOIN q ON q.key = t.lexeme
-        GROUP BY c.chunk_id
-        ORDER BY score DESC, c.chunk_id
-        LIMIT %(n)s
-    ) s
-)"""
+        JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = cand.chunk_id""",
+).replace("@WHERE@", "")
+
 # How many of an owner's chunks a filter admits, counted up to %(cap)s.
 FILTERED_COUNT = """
 SELECT count(*) FROM (
