@@ -360,7 +360,8 @@ def main() -> None:
                 "SELECT chunk_count FROM owners WHERE owner_id = %s", (oid,)
             ).fetchone()[0]
     print(f"owner {owner}: {have} chunks stored; model {embedder.model_id}")
-    if have < args.chunks and not args.no_load:
+    loaded = have < args.chunks and not args.no_load
+    if loaded:
         pool = sentences(args.eval)
         print(f"{len(pool)} distinct sentences from {args.eval}")
         ing = Ingestor(db, settings, embedder, owner, ensure_index=not args.index_after)  # type: ignore[arg-type]
@@ -408,7 +409,8 @@ def main() -> None:
         ).fetchone()[0]
         indexes = {r[0] for r in conn.execute("SELECT relname FROM pg_class WHERE relkind = 'i'")}
         conn.commit()
-    if args.bulk and not lists_done:
+    # a resumed bulk load leaves the lists of the earlier part only: rebuild them all
+    if args.bulk and (loaded or not lists_done):
         started = time.perf_counter()
         with db.connection() as conn:
             lists = conn.execute("SELECT rag_key_top_rebuild(%s)", (oid,)).fetchone()[0]

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rag.answer.engine import Engine
+from rag.answer.engine import Engine, judged
 from rag.db import Database
 from rag.embedders import make_embedder
 from rag.eval.gate import (
@@ -33,6 +33,7 @@ from rag.eval.gate import (
 from rag.eval.metrics import Figures, Report, retrieval_metrics, score
 from rag.eval.sets import corpus_owner, regression_set, retrieve_all
 from rag.search.profiles import SHIPPED_DIR, slug
+from rag.search.retrieve import Retrieval
 from rag.settings import Settings
 
 # The same floors as `rag calibrate --check`, so the CI gate and the command cannot drift apart.
@@ -42,7 +43,9 @@ MIN_CASES = 80
 
 
 @pytest.fixture(scope="module")
-def report(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Report]:
+def retrieved(
+    pg_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Engine, list[Retrieval]]]:
     # An empty data dir, so the profile that applies is the one shipped with the package.
     settings = Settings(
         database_url=pg_url,
@@ -59,10 +62,40 @@ def report(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
         _, owner_id = corpus_owner(db, settings, embedder, evalset, progress=False)
         engine = Engine(db, settings, embedder)
         assert engine.profile_path == SHIPPED_DIR / f"{slug(embedder.model_id)}.json"
-        retrievals = retrieve_all(engine, owner_id, evalset.cases, progress=False)
-        yield score(engine, evalset.name, evalset.cases, retrievals, engine.thresholds)
+        yield engine, retrieve_all(engine, owner_id, evalset.cases, progress=False)
     finally:
         db.close()
+
+
+@pytest.fixture(scope="module")
+def report(retrieved: tuple[Engine, list[Retrieval]]) -> Report:
+    engine, retrievals = retrieved
+    evalset = regression_set()
+    return score(engine, evalset.name, evalset.cases, retrievals, engine.thresholds)
+
+
+def test_a_live_search_skips_windows_without_changing_a_verdict(
+    retrieved: tuple[Engine, list[Retrieval]],
+) -> None:
+    """A live search does not look for the evidence window of a candidate no rule can admit by
+    its whole chunk; every candidate of every case keeps its verdict and rule."""
+    engine, retrievals = retrieved
+    candidates = skipped = 0
+    changed = []
+    for r in retrievals:
+        full, _, _ = judged(r, engine.thresholds)
+        lazy, _, _ = judged(r, engine.thresholds, complete=False)
+        for a, b in zip(full, lazy, strict=True):
+            candidates += 1
+            skipped += not b.judgement.window_checked
+            if (a.judgement.passed, a.judgement.rule) != (b.judgement.passed, b.judgement.rule):
+                changed.append(f"{r.question!r} chunk {a.candidate.chunk_id}")
+    assert not changed, f"{len(changed)} verdicts changed: {changed[:5]}"
+    assert all(
+        h.judgement.window_checked for r in retrievals for h in judged(r, engine.thresholds)[0]
+    )
+    # the bound must be worth having on the shipped set: most candidates fail it
+    assert skipped * 2 > candidates, f"{skipped} of {candidates} candidates skipped their window"
 
 
 def _failing(report: Report, outcomes: set[str]) -> str:

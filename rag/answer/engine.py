@@ -175,8 +175,13 @@ def evidence(
     return found
 
 
-def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], str, str]:
+def judged(
+    r: Retrieval, params: FilterParams | Thresholds, *, complete: bool = True
+) -> tuple[list[Hit], str, str]:
     """Judge a retrieval's candidates with the set its language relation selects.
+
+    ``complete``: every candidate's evidence window, as evaluation reads them; a live search
+    skips the windows of candidates no rule can admit (:func:`rag.search.relevance.judge`).
 
     A single ``FilterParams`` judges every question (calibration, an explicit override): it is
     reported under the relation's own name.
@@ -188,7 +193,7 @@ def judged(r: Retrieval, params: FilterParams | Thresholds) -> tuple[list[Hit], 
     else:
         rel, name, chosen = params.choose(r.query.lang, r.owner_langs)
         contrast = params.contrast_of(name)
-    judgements = judge(relative(r, contrast), chosen)
+    judgements = judge(relative(r, contrast), chosen, complete=complete)
     hits = [Hit(c, j, thresholds=name) for c, j in zip(r.candidates, judgements, strict=True)]
     return hits, rel, name
 
@@ -305,7 +310,7 @@ class Engine:
             fusion=self.fusion,
         )
         hidden, standings = self._standing(owner_id, r)
-        hits, rel, name = judged(r, params or self.thresholds)
+        hits, rel, name = judged(r, params or self.thresholds, complete=False)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
         vectors_ran = (

@@ -95,6 +95,15 @@ def _evidence(hit: Hit, position: int) -> dict[str, Any]:
         "support": round(j.support, 3),
         "passed": j.passed,
         "rule": j.rule,
+        # what the answerability stage refused it for: its first failed check, and the
+        # question words its window lacked
+        "refused_by": None if j.answer is None else j.answer.reason,
+        "window_lacks": []
+        if j.answer is None
+        else [
+            *(r["word"] for r in j.answer.required if r["matched_by"] is None),
+            *(f["word"] for f in j.answer.focus if f["matched_by"] is None),
+        ],
         "words": words,
     }
 

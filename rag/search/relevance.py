@@ -111,11 +111,15 @@ class Judgement:
     known: float = 0.0  # share of question words found anywhere in the corpus
     answer: Answerability | None = None  # the evidence window and its checks
     anchors: AnchorEvidence | None = None  # with anchor_support: the anchors a window holds
+    # false: no rule could admit the candidate even by its whole chunk's words, so its evidence
+    # window was not looked for (judge(complete=False)); coverage and support are the chunk's
+    window_checked: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
             "answerability": None if self.answer is None else self.answer.as_dict(),
+            **({} if self.window_checked else {"window_checked": False}),
             "distance": self.distance,
             "margin": self.margin,
             "coverage": round(self.coverage, 4),
@@ -145,8 +149,17 @@ def word_df(keys: tuple[str, ...] | list[str], key_df: dict[str, int]) -> int:
     return max((key_df.get(k, 0) for k in keys if k[0] in "ls"), default=0)
 
 
-def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
-    """Judge every candidate of ``retrieval`` in order."""
+def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) -> list[Judgement]:
+    """Judge every candidate of ``retrieval`` in order.
+
+    Args:
+        complete: find every candidate's evidence window. Without it, a candidate that no rule
+            can admit even by the words of its whole chunk (an upper bound of its window's
+            coverage and support) is refused without one: the verdicts are the same, its
+            evidence has no window (``window_checked`` false), and a search at scale does not
+            split and key the sentences of dozens of chunks nothing could admit. Calibration
+            and evaluation read every window, so they ask for all.
+    """
     n = max(retrieval.chunk_count, 1)
     rare_limit = max(params.rare_df * n, params.rare_min_chunks)
     distances = [c.distance for c in retrieval.candidates if c.distance is not None]
@@ -173,11 +186,37 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
     kind = None
     if anchors and params.require_answer_type:
         kind = needs.answer_type if needs is not None else _answer_type(retrieval)
+    # Coverage and support only fall when the window's keys replace the chunk's (a word's
+    # credit is 1, prefix_credit or 0 by its best key), so the chunk's bound the window's.
+    bounded = not complete and 0.0 <= params.prefix_credit <= 1.0
     judgements = []
     for c in retrieval.candidates:
         answer = None
         held = None
         matched = set(c.matched_keys)
+        margin = None if c.distance is None or best is None else c.distance - best
+        near = c.distance is not None and margin is not None and margin <= params.vector_margin
+        if bounded:
+            evidence = [
+                _word_evidence(matched, surface, keys, df, rare, weight, params)
+                for surface, keys, df, rare, weight in words
+            ]
+            coverage, support = _shares(evidence, total, idf_total, n)
+            if not _admissible(c.distance, near, known, coverage, support, params):
+                judgements.append(
+                    Judgement(
+                        False,
+                        None,
+                        c.distance,
+                        margin,
+                        coverage,
+                        evidence,
+                        support,
+                        known,
+                        window_checked=False,
+                    )
+                )
+                continue
         if needs is not None:
             answer = assess(
                 c.text,
@@ -194,11 +233,7 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             _word_evidence(matched, surface, keys, df, rare, weight, params)
             for surface, keys, df, rare, weight in words
         ]
-        covered = sum(e.weight * e.credit for e in evidence if e.rare)
-        coverage = covered / total if total > 0 else 0.0
-        support = (
-            sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
-        )
+        coverage, support = _shares(evidence, total, idf_total, n)
         if params.anchor_support:
             asked = needs.asked if needs is not None else frozenset()
             held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
@@ -211,8 +246,6 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
                 # its names are there, in another script: the keys missed them
                 answer = replace(answer, answers=True, reason=None)
         by_words = coverage > params.min_coverage
-        margin = None if c.distance is None or best is None else c.distance - best
-        near = c.distance is not None and margin is not None and margin <= params.vector_margin
         by_vector = near and c.distance <= params.vector_max_distance  # type: ignore[operator]
         by_support = (
             near
@@ -251,6 +284,41 @@ def judge(retrieval: Retrieval, params: FilterParams) -> list[Judgement]:
             )
         )
     return judgements
+
+
+def _shares(
+    evidence: list[WordEvidence], total: float, idf_total: float, n: int
+) -> tuple[float, float]:
+    """Coverage (the rare words' weighted share) and support (every word's idf-weighted share)."""
+    covered = sum(e.weight * e.credit for e in evidence if e.rare)
+    coverage = covered / total if total > 0 else 0.0
+    support = sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
+    return coverage, support
+
+
+def _admissible(
+    distance: float | None,
+    near: bool,
+    known: float,
+    coverage: float,
+    support: float,
+    params: FilterParams,
+) -> bool:
+    """Whether any rule could admit a candidate: the vector rules as :func:`judge` applies them,
+    the word rules with the whole chunk's coverage and support (at least any window's)."""
+    if coverage > params.min_coverage:
+        return True
+    if not near or distance is None:
+        return False
+    return (
+        distance <= params.vector_max_distance
+        or (distance <= params.topic_max_distance and known >= params.topic_min_known)
+        or (
+            distance <= params.support_max_distance
+            # anchor support is read from the text, not the keys: no bound without reading it
+            and (params.anchor_support or support >= params.support_min_coverage)
+        )
+    )
 
 
 def _answer_type(retrieval: Retrieval) -> AnswerType | None:
