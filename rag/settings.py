@@ -31,6 +31,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
+    "embed_worker_nice": "niceness the embedding worker threads of `rag serve` run at, so questions get the CPU first (Linux; 0: the service's own)",
     "embed_max_attempts": "attempts before a chunk whose embedding keeps failing is set aside (`rag embed --retry-failed` tries it again)",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
@@ -111,6 +112,7 @@ class Settings:
     embed_worker: bool = True
     embed_workers: int = 1
     embed_worker_batch: int = 4
+    embed_worker_nice: int = 10
     embed_max_attempts: int = 5
     embed_timeout: float = 3.0
     embed_cache: str = ""
@@ -177,6 +179,10 @@ class Settings:
         if self.embed_max_attempts < 1:
             raise ConfigError(
                 f"embed_max_attempts must be at least 1, not {self.embed_max_attempts}"
+            )
+        if not 0 <= self.embed_worker_nice <= 19:
+            raise ConfigError(
+                f"embed_worker_nice must be from 0 to 19, not {self.embed_worker_nice}"
             )
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")

@@ -199,6 +199,42 @@ def test_a_worker_fills_the_queue_oldest_chunk_first(
     assert order == [d.text for d in DOCS], "not in the order the chunks arrived"
 
 
+class PriorityRecording(FakeEmbedder):
+    """The fake model, noting the niceness of the thread each passage batch is embedded in."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        self.niceness: list[int] = []
+
+    def embed(self, texts: Sequence[str], *, kind: Kind) -> np.ndarray:
+        if kind == "passage":
+            self.niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed(texts, kind=kind)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
+def test_the_worker_embeds_below_the_priority_of_the_questions(
+    db: Database, settings: Settings, queued_owner: int
+) -> None:
+    """Passages are embedded in a thread ``nice`` steps below the process, which answers
+    questions at its own priority (rag serve's RAG_EMBED_WORKER_NICE)."""
+    embedder = PriorityRecording(settings)
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    worker = EmbedWorker(db, embedder, batch=4, idle_poll=0.05, nice=5)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while queued(db, queued_owner):
+            assert time.monotonic() < deadline, "the worker did not drain the queue"
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+    assert embedder.niceness, "no passage was embedded"
+    assert set(embedder.niceness) == {min(19, own + 5)}, embedder.niceness
+    # the process's other threads (those answering questions) keep their priority
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+
+
 def test_workers_side_by_side_embed_each_chunk_once(
     db: Database, settings: Settings, queued_owner: int
 ) -> None:

@@ -95,6 +95,7 @@ class Services:
                         self.embedder,
                         batch=self.settings.embed_worker_batch,
                         max_attempts=self.settings.embed_max_attempts,
+                        nice=self.settings.embed_worker_nice,
                     )
                     worker.start()
                     self.workers.append(worker)

@@ -37,6 +37,7 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import DatabaseError, DatabaseUnavailable, EmbedderError
 from rag.ingest import embed_failures
+from rag.ingest.worker_processes import lower_thread_priority
 from rag.store import ensure_vector_index
 
 log = logging.getLogger(__name__)
@@ -337,8 +338,10 @@ class EmbedWorker:
         first_backoff: float = FIRST_BACKOFF,
         max_backoff: float = MAX_BACKOFF,
         max_attempts: int = MAX_ATTEMPTS,
+        nice: int = 0,
     ) -> None:
         self.db = db
+        self.nice = nice  # niceness of the worker thread above the process's (Linux)
         self.max_attempts = max_attempts
         self.embedder = embedder
         self.batch = max(1, batch)
@@ -372,6 +375,8 @@ class EmbedWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        if self.nice:
+            lower_thread_priority(self.nice)
         try:
             self._loop()
         finally:

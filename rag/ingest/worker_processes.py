@@ -39,6 +39,24 @@ def worker_start(parent_pid: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
 
 
+def lower_thread_priority(nice: int) -> bool:
+    """Run the calling thread ``nice`` steps below its process (Linux: niceness is per thread).
+
+    The embedding worker computes in its own thread (one engine thread computes in its
+    caller); at a lower priority it takes only the CPU that questions and PostgreSQL leave.
+    Raising niceness needs no privilege. Returns whether it was applied.
+    """
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, current + nice))
+    except OSError:  # a sandbox without setpriority: the worker runs at the service's priority
+        return False
+    return True
+
+
 def _open_fds() -> list[int]:
     try:
         return [int(name) for name in os.listdir("/proc/self/fd")]
