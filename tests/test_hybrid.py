@@ -15,6 +15,7 @@ import numpy as np
 import psycopg
 import pytest
 
+import rag.search.retrieve as retrieve_module
 from rag.answer.engine import Engine
 from rag.answer.llm import ChatLLM
 from rag.db import Database, migrate
@@ -393,3 +394,65 @@ def test_vector_index_is_built_denser_than_pgvectors_default(db: Database) -> No
         ).fetchone()
         conn.rollback()
     assert options is not None and sorted(options[0]) == ["ef_construction=128", "m=32"], options
+
+
+APART_QUESTIONS = [
+    "Kdo předal cenu Novákovi?",
+    "sklad inventura zboží",
+    "Kdy je otevřen sklad hotových výrobků?",
+    "Jak se podávají přihlášky o ceny?",
+    "Komu odpovídá vedoucí oddělení vývoje?",
+    "zelený kolibřík z Litomyšle",
+]
+
+
+def test_two_connections_give_the_one_statements_candidates(
+    db: Database, settings: Settings, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a spare connection the vector list runs beside full text and is fused in Python:
+    every candidate, its ranks, distances, RRF score, keys and order are the one statement's."""
+    fake = make_embedder(settings)
+    oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    apart = []
+    real = retrieve_module._run_apart
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        apart.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(retrieve_module, "_run_apart", counted)
+    for question in APART_QUESTIONS:
+        monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: False)
+        one = retrieve_module.retrieve(db, settings, fake, oid, question)
+        monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: True)
+        two = retrieve_module.retrieve(db, settings, fake, oid, question)
+        assert two.candidates == one.candidates, question
+        assert two.degraded == one.degraded == []
+        assert any(c.fts_rank and c.vector_rank for c in one.candidates) or not one.candidates
+    assert len(apart) == len(APART_QUESTIONS)
+
+
+@pytest.mark.parametrize("failing", ["vector", "fts"])
+def test_a_failed_list_of_two_connections_leaves_the_other(
+    db: Database, settings: Settings, owner: str, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    """A statement error in one list (injected) is named in ``degraded``; the other list answers."""
+    fake = make_embedder(settings)
+    oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    real = retrieve_module._run
+
+    def breaking(conn, plan, use_fts, use_vec, params, explain=None, **kw):  # type: ignore[no-untyped-def]
+        if (use_vec and not use_fts) == (failing == "vector"):
+            raise psycopg.errors.QueryCanceled("canceling statement due to statement timeout")
+        return real(conn, plan, use_fts, use_vec, params, explain, **kw)
+
+    monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: True)
+    monkeypatch.setattr(retrieve_module, "_run", breaking)
+    r = retrieve_module.retrieve(db, settings, fake, oid, "Kdo předal cenu Novákovi?")
+    assert [d["component"] for d in r.degraded] == [failing]
+    assert "statement timeout" in r.degraded[0]["message"]
+    assert r.candidates
+    kept = "fts_rank" if failing == "vector" else "vector_rank"
+    lost = "vector_rank" if failing == "vector" else "fts_rank"
+    assert all(getattr(c, kept) for c in r.candidates)
+    assert not any(getattr(c, lost) for c in r.candidates)

@@ -32,7 +32,7 @@ from psycopg import sql
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import RetrievalError
+from rag.errors import DatabaseUnavailable, RetrievalError, one_line
 from rag.language.keys import form_map_prefix, lemma_from_form_map_key
 from rag.language.question_keys import QueryKeys, query_keys
 from rag.search.filters import SearchFilter
@@ -61,6 +61,8 @@ _SAFE_KEY = re.compile(r"^[lsp]:[a-z0-9][a-z0-9._/+-]*$")
 COMMON_KEY_SHARE = 0.1
 
 _embed_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-embed")
+# Runs a hybrid search's vector statement on a second connection while the first runs full text.
+_vector_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="rag-vector")
 
 
 @dataclass
@@ -215,13 +217,16 @@ def retrieve(
             settings, owner_id, n_chunks, token_total, keys, weights, dfs, qvec, use_vec, absent
         )
         plan = _plan(conn, settings, embedder, owner_id, n_chunks, filters, use_vec, params)
-        try:
-            rows = _run(conn, plan, use_fts, use_vec, params, explain)
-        except psycopg.Error as e:
-            conn.rollback()
-            if not (use_fts and use_vec):
-                raise RetrievalError(f"retrieval failed: {' '.join(str(e).split())}") from e
-            rows = _fail_open(conn, plan, params, degraded, e)
+        if use_fts and use_vec and explain is None and _spare_connection(db):
+            rows = _run_apart(db, conn, plan, params, degraded)
+        else:
+            try:
+                rows = _run(conn, plan, use_fts, use_vec, params, explain)
+            except psycopg.Error as e:
+                conn.rollback()
+                if not (use_fts and use_vec):
+                    raise RetrievalError(f"retrieval failed: {' '.join(str(e).split())}") from e
+                rows = _fail_open(conn, plan, params, degraded, e)
         conn.commit()
     timings["sql"] = (time.perf_counter() - t1) * 1000
     candidates = [
@@ -274,6 +279,89 @@ def _fail_open(
         except psycopg.Error:
             conn.rollback()
     raise RetrievalError(f"both retrievers failed: {' '.join(str(error).split())}") from error
+
+
+def _spare_connection(db: Database) -> bool:
+    """Whether the pool has an idle connection for a second statement: under load every
+    connection already serves a search of its own, and the one statement does both lists."""
+    try:
+        return int(db.pool.get_stats().get("pool_available", 0)) > 0
+    except Exception:  # noqa: BLE001 - no figure: the one statement
+        return False
+
+
+def _run_apart(
+    db: Database,
+    conn: psycopg.Connection,
+    plan: _Plan,
+    params: dict[str, Any],
+    degraded: list[dict[str, str]],
+) -> list[Any]:
+    """Full text on ``conn`` and the vector list on a second connection at the same time, fused
+    here as the one statement fuses them (the same rows in the same order), so a hybrid search
+    takes about as long as the slower list, not both one after the other.
+
+    Each list carries what fusion needs: full text its late distances, the vector list the
+    question's keys in its chunks. A list that fails is left out and named in ``degraded``.
+    """
+
+    def vector_rows() -> list[Any] | None:
+        try:
+            with db.connection() as other:
+                return _run(other, plan, False, True, params)
+        except DatabaseUnavailable:  # the spare connection was taken meanwhile
+            return None
+
+    future = _vector_pool.submit(vector_rows)
+    fts_error: psycopg.Error | None = None
+    try:
+        fts = _run(conn, plan, True, False, params, distances=True)
+    except psycopg.Error as e:
+        conn.rollback()
+        fts, fts_error = [], e
+    try:
+        got = future.result()
+        # no second connection after all: the vector statement runs here, after full text
+        vec = got if got is not None else _run(conn, plan, False, True, params)
+    except psycopg.Error as e:
+        if fts_error is not None:
+            raise RetrievalError(f"both retrievers failed: {one_line(fts_error)}") from e
+        degraded.append({"component": "vector", "reason": "error", "message": one_line(e)})
+        return fts
+    if fts_error is not None:
+        degraded.append({"component": "fts", "reason": "error", "message": one_line(fts_error)})
+        return vec
+    return fuse_rows(fts, vec, params["k"], params["w_fts"], params["w_vec"])
+
+
+def fuse_rows(fts: list[Any], vec: list[Any], k: float, w_fts: float, w_vec: float) -> list[Any]:
+    """The FUSE statement's rows from its two lists' rows (each fused alone): one row per chunk,
+    its full-text rank, score and keys from ``fts``, its vector rank and distance from ``vec``,
+    RRF computed as SQL computes it, in the statement's order."""
+    by_id: dict[int, list[Any]] = {}
+    for r in fts:
+        by_id[r[0]] = list(r)
+    for r in vec:
+        row = by_id.get(r[0])
+        if row is None:
+            by_id[r[0]] = list(r)
+        else:
+            row[8], row[9] = r[8], r[9]
+    out = []
+    for row in by_id.values():
+        a = w_fts / (k + row[6]) if row[6] is not None else 0.0
+        b = w_vec / (k + row[8]) if row[8] is not None else 0.0
+        row[10] = a + b
+        out.append(tuple(row))
+    big = 1e9
+    out.sort(
+        key=lambda r: (
+            -r[10],
+            min(big if r[6] is None else r[6], big if r[8] is None else r[8]),
+            r[0],
+        )
+    )
+    return out
 
 
 @dataclass(frozen=True)
@@ -337,9 +425,14 @@ def _run(
     use_vec: bool,
     params: dict[str, Any],
     explain: list[str] | None = None,
+    *,
+    distances: bool | None = None,
 ) -> list[Any]:
+    """The statement of the lists asked for, fused; ``distances``: the question's distance for
+    candidates without a vector rank too (the default when the vector list runs)."""
     if not use_fts and not use_vec:
         return []
+    late_distances = use_vec if distances is None else distances
     dim, model = plan.dim, plan.model
     ctes: list[sql.Composable] = [sql.SQL(Q_SQL)]
     if not use_fts:
@@ -355,12 +448,12 @@ def _run(
     )
     late = (
         sql.SQL("c.embedding::vector({dim}) <=> %(vec)s::vector({dim})").format(dim=dim)
-        if use_vec
+        if late_distances
         else sql.SQL("NULL::float8")
     )
     late = (
         sql.SQL("CASE WHEN c.embed_model = {model} THEN {d} END").format(model=model, d=late)
-        if use_vec
+        if late_distances
         else late
     )
     query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(FUSE).format(late_distance=late)
