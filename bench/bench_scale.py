@@ -350,7 +350,8 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    settings = Settings.from_env(embedder="fake", embed_dim=DIM)
+    # two connections from the start: a hybrid search runs its vector list on the idle one
+    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
     embedder = SentenceSumEmbedder(settings)
     db = Database(settings)
     owner = f"scale-{args.chunks}"

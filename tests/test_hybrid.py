@@ -396,6 +396,11 @@ def test_vector_index_is_built_denser_than_pgvectors_default(db: Database) -> No
     assert options is not None and sorted(options[0]) == ["ef_construction=128", "m=32"], options
 
 
+def spare_pool(settings: Settings) -> Database:
+    """A database whose pool holds a second connection, idle, from the start."""
+    return Database(settings.replace(pool_min=2), run_migrations=False)
+
+
 APART_QUESTIONS = [
     "Kdo předal cenu Novákovi?",
     "sklad inventura zboží",
@@ -413,23 +418,29 @@ def test_two_connections_give_the_one_statements_candidates(
     every candidate, its ranks, distances, RRF score, keys and order are the one statement's."""
     fake = make_embedder(settings)
     oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    db = spare_pool(settings)
     apart = []
-    real = retrieve_module._run_apart
+    real = retrieve_module.fuse_rows
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         apart.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(retrieve_module, "_run_apart", counted)
-    for question in APART_QUESTIONS:
-        monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: False)
-        one = retrieve_module.retrieve(db, settings, fake, oid, question)
-        monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: True)
-        two = retrieve_module.retrieve(db, settings, fake, oid, question)
-        assert two.candidates == one.candidates, question
-        assert two.degraded == one.degraded == []
-        assert any(c.fts_rank and c.vector_rank for c in one.candidates) or not one.candidates
-    assert len(apart) == len(APART_QUESTIONS)
+    monkeypatch.setattr(retrieve_module, "fuse_rows", counted)
+    both = 0
+    try:
+        for question in APART_QUESTIONS:
+            monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: False)
+            one = retrieve_module.retrieve(db, settings, fake, oid, question)
+            monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: True)
+            two = retrieve_module.retrieve(db, settings, fake, oid, question)
+            assert two.candidates == one.candidates, question
+            assert two.degraded == one.degraded == []
+            both += any(c.fts_rank for c in one.candidates)
+    finally:
+        db.close()
+    # every question with a full-text list took the two connections
+    assert len(apart) == both >= len(APART_QUESTIONS) - 1
 
 
 @pytest.mark.parametrize("failing", ["vector", "fts"])
@@ -439,16 +450,23 @@ def test_a_failed_list_of_two_connections_leaves_the_other(
     """A statement error in one list (injected) is named in ``degraded``; the other list answers."""
     fake = make_embedder(settings)
     oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    db = spare_pool(settings)
     real = retrieve_module._run
+    ran = []
 
     def breaking(conn, plan, use_fts, use_vec, params, explain=None, **kw):  # type: ignore[no-untyped-def]
+        ran.append((use_fts, use_vec))
         if (use_vec and not use_fts) == (failing == "vector"):
             raise psycopg.errors.QueryCanceled("canceling statement due to statement timeout")
         return real(conn, plan, use_fts, use_vec, params, explain, **kw)
 
     monkeypatch.setattr(retrieve_module, "_spare_connection", lambda db: True)
     monkeypatch.setattr(retrieve_module, "_run", breaking)
-    r = retrieve_module.retrieve(db, settings, fake, oid, "Kdo předal cenu Novákovi?")
+    try:
+        r = retrieve_module.retrieve(db, settings, fake, oid, "Kdo předal cenu Novákovi?")
+    finally:
+        db.close()
+    assert sorted(ran) == [(False, True), (True, False)], ran  # the two lists, apart
     assert [d["component"] for d in r.degraded] == [failing]
     assert "statement timeout" in r.degraded[0]["message"]
     assert r.candidates

@@ -29,10 +29,11 @@ from typing import Any, Literal
 import numpy as np
 import psycopg
 from psycopg import sql
+from psycopg_pool import PoolTimeout
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import DatabaseUnavailable, RetrievalError, one_line
+from rag.errors import RetrievalError, one_line
 from rag.language.keys import form_map_prefix, lemma_from_form_map_key
 from rag.language.question_keys import QueryKeys, query_keys
 from rag.search.filters import SearchFilter
@@ -290,6 +291,10 @@ def _spare_connection(db: Database) -> bool:
         return False
 
 
+# How long a search waits for the idle connection the pool reported (another may have taken it).
+SPARE_WAIT = 0.005
+
+
 def _run_apart(
     db: Database,
     conn: psycopg.Connection,
@@ -302,36 +307,47 @@ def _run_apart(
     takes about as long as the slower list, not both one after the other.
 
     Each list carries what fusion needs: full text its late distances, the vector list the
-    question's keys in its chunks. A list that fails is left out and named in ``degraded``.
+    question's keys in its chunks. A list that fails is left out and named in ``degraded``;
+    without a second connection after all, the one statement runs on ``conn``.
     """
-
-    def vector_rows() -> list[Any] | None:
+    try:
+        other = db.pool.getconn(timeout=SPARE_WAIT)
+    except PoolTimeout:
+        other = None
+    if other is None:
+        return _run_both(conn, plan, params, degraded)
+    try:
+        future = _vector_pool.submit(_run, other, plan, False, True, params)
+        fts_error: psycopg.Error | None = None
         try:
-            with db.connection() as other:
-                return _run(other, plan, False, True, params)
-        except DatabaseUnavailable:  # the spare connection was taken meanwhile
-            return None
-
-    future = _vector_pool.submit(vector_rows)
-    fts_error: psycopg.Error | None = None
-    try:
-        fts = _run(conn, plan, True, False, params, distances=True)
-    except psycopg.Error as e:
-        conn.rollback()
-        fts, fts_error = [], e
-    try:
-        got = future.result()
-        # no second connection after all: the vector statement runs here, after full text
-        vec = got if got is not None else _run(conn, plan, False, True, params)
-    except psycopg.Error as e:
-        if fts_error is not None:
-            raise RetrievalError(f"both retrievers failed: {one_line(fts_error)}") from e
-        degraded.append({"component": "vector", "reason": "error", "message": one_line(e)})
-        return fts
+            fts = _run(conn, plan, True, False, params, distances=True)
+        except psycopg.Error as e:
+            conn.rollback()
+            fts, fts_error = [], e
+        try:
+            vec = future.result()
+        except psycopg.Error as e:
+            if fts_error is not None:
+                raise RetrievalError(f"both retrievers failed: {one_line(fts_error)}") from e
+            degraded.append({"component": "vector", "reason": "error", "message": one_line(e)})
+            return fts
+    finally:
+        db.pool.putconn(other)
     if fts_error is not None:
         degraded.append({"component": "fts", "reason": "error", "message": one_line(fts_error)})
         return vec
     return fuse_rows(fts, vec, params["k"], params["w_fts"], params["w_vec"])
+
+
+def _run_both(
+    conn: psycopg.Connection, plan: _Plan, params: dict[str, Any], degraded: list[dict[str, str]]
+) -> list[Any]:
+    """The one statement of both lists; when it fails, each list alone (:func:`_fail_open`)."""
+    try:
+        return _run(conn, plan, True, True, params)
+    except psycopg.Error as e:
+        conn.rollback()
+        return _fail_open(conn, plan, params, degraded, e)
 
 
 def fuse_rows(fts: list[Any], vec: list[Any], k: float, w_fts: float, w_vec: float) -> list[Any]:
