@@ -8,11 +8,14 @@ Expected answer types come from the interrogative: a phrase of unaccented questi
 longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
 turns a number into an amount, which needs a currency as well.
 
-Token classes of a sentence: numbers (digits or number words), amounts (a number and a currency),
-dates (a year, a day and month, a month or weekday name, a time word), times ("7:30", "15 hodin"),
-durations (a number and a unit of time), names (a capitalized word inside the sentence, or an
-all-caps one), places and persons (a name, or a cue lemma: "budova", "recepce"; "ředitel",
-"oddělení"). German capitalizes every noun, so there a capital letter proves nothing about names.
+Token classes of a sentence: numbers (digits, number words by their lemma, numeral compounds
+such as "5-Zylinder" or "10letý"), amounts (a number and a currency), dates (a year, a day and
+month, a decade such as "70ern", a month or weekday name, a time word), times ("7:30", "15
+hodin"), durations (a number and a unit of time, "10letý", a span of years such as "von 1870 bis
+1939"), names (a capitalized word inside the sentence, or an all-caps one), places and persons (a
+name, or a cue lemma: "budova", "recepce"; "ředitel", "oddělení"). German capitalizes every noun,
+so there a capital letter proves nothing about names. A code has letters that are not a word
+("ZX-4411", "E17", "5G"); a number joined to a word part is a numeral compound, not a code.
 
 Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.language.keys`).
 """
@@ -308,11 +311,11 @@ _VALUED_WORDS: dict[str, str] = {
 def _valued(words: str, ordinals: bool) -> dict[str, str]:
     out: dict[str, str] = {}
     cardinal = 2
-    for word in words.split():
-        word, _, value = word.partition(":")
-        if not value:
+    for entry in words.split():
+        word, ordinal, value = entry.partition(":")  # "druhý:2" is an ordinal
+        if not ordinal:
             value, cardinal = str(cardinal), cardinal + 1
-        if bool(_) is ordinals:
+        if bool(ordinal) is ordinals:
             out[_form(word)] = value
     return out
 
@@ -345,22 +348,20 @@ _SPAN_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
     "ru": (("с", "по"), ("с", "до"), ("от", "до"), ("между", "и")),
     "en": (("from", "to"), ("from", "until"), ("from", "till"), ("between", "and")),
 }
-_SPAN_YEAR = r"(1[0-9]{3}|20[0-9]{2})"
+_SPAN_YEAR = r"1[0-9]{3}|20[0-9]{2}"
 _SPAN_FILLER = r"(?:[^\W\d_]{1,6}\.?\s+){0,2}"  # "roku", "dem Jahr", "года", "гг."
-_SPANS: dict[str, re.Pattern[str]] = {
-    lang: re.compile(
-        r"(?i)(?<![\w])(?:"
-        + "|".join(
-            rf"{re.escape(a)}\s+{_SPAN_FILLER}{_SPAN_YEAR}(?![\d,.]\d)\s+{_SPAN_FILLER}"
-            rf"{re.escape(b)}\s+{_SPAN_FILLER}{_SPAN_YEAR}(?!\d)".replace(
-                _SPAN_YEAR, f"(?P<a{i}>{_SPAN_YEAR[1:-1]})", 1
-            ).replace(_SPAN_YEAR, f"(?P<b{i}>{_SPAN_YEAR[1:-1]})", 1)
-            for i, (a, b) in enumerate(pairs)
-        )
-        + ")"
-    )
-    for lang, pairs in _SPAN_WORDS.items()
-}
+
+
+def _span_pattern(pairs: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    alternatives = [
+        rf"{re.escape(a)}\s+{_SPAN_FILLER}(?P<a{i}>{_SPAN_YEAR})(?![\d,.]\d)\s+{_SPAN_FILLER}"
+        rf"{re.escape(b)}\s+{_SPAN_FILLER}(?P<b{i}>{_SPAN_YEAR})(?!\d)"
+        for i, (a, b) in enumerate(pairs)
+    ]
+    return re.compile(r"(?i)(?<!\w)(?:" + "|".join(alternatives) + ")")
+
+
+_SPANS = {lang: _span_pattern(pairs) for lang, pairs in _SPAN_WORDS.items()}
 _DASH_SPAN = re.compile(
     r"(?<![\d,.])(1[0-9]{3}|20[0-9]{2})\s?[-\u2010-\u2015]\s?(\d{4}|\d{2})(?![\d]|[,.]\d)"
 )
@@ -538,10 +539,10 @@ _DECADE_PARTS = frozenset({"er", "ern", "erjahre", "erjahren", "kh", "e", "ye", 
 # ... and the beginnings of first word parts that make it a span of time ("10letý", "3denní",
 # "5-jährige", "2-stündig", "10-летний", "3-дневный", "2-hour"), unaccented.
 _DURATION_PARTS = (
-    "let", "roc", "den", "dni", "hodin", "minut", "mesic", "tyden", "tydn",
-    "jahr", "tag", "stund", "minut", "monat", "woch",
-    "let", "dnev", "chas", "minut", "mesiach", "nedel", "sutoch",
-    "year", "day", "hour", "minute", "month", "week",
+    "let", "roc", "den", "dni", "hodin", "minut", "mesic", "tyden", "tydn",  # cs, "let" ru too
+    "jahr", "tag", "stund", "monat", "woch",
+    "dnev", "chas", "mesiach", "nedel", "sutoch",
+    "year", "day", "hour", "month", "week",
 )  # fmt: skip
 
 

@@ -227,11 +227,11 @@ def question_needs(
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
         elif compound := (numeral_compound(w.surface) if has_digit(w.surface) else None):
-            # its number, written as the passage may ("5 Zylinder", "fünf-", "1970ern" for
+            # its number, as the passage may write it ("5 Zylinder", "vier", "1970ern" for
             # "70ern"): only a window can tell that it is absent
             spelled = (compound.decade,) if compound.decade else compound.numbers
-            written = tuple(f"l:{n}" for n in spelled if f"l:{n}" not in keys)
-            required.append(Need(w.surface, keys + written, df, "number", valued=True))
+            number_keys = tuple(f"l:{n}" for n in spelled if f"l:{n}" not in keys)
+            required.append(Need(w.surface, keys + number_keys, df, "number", valued=True))
         elif is_number(w.surface):
             valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
             required.append(Need(w.surface, keys + valued, df, "number", valued=bool(valued)))
