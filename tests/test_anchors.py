@@ -68,6 +68,18 @@ def test_a_questions_anchors_are_its_codes_numbers_and_names() -> None:
     assert question_anchors(query_keys("Kdo vede sklad ZX-4411?", "cs"))[0].kind == "identifier"
 
 
+def test_a_numeral_compound_anchors_its_number() -> None:
+    q = query_keys("Кто сделал 2-ярдовый тачдаун в 70-х?", "ru")
+    assert [(a.surface, a.kind, a.form) for a in question_anchors(q)] == [
+        ("2-ярдовый", "number", "2"),
+        ("70-х", "number", "70s"),
+    ]
+    held = evidence(
+        "In den 1970ern lief Newton 2 Yards weit.", "de", question_anchors(q), 1, None, frozenset()
+    )
+    assert set(held.held) == {"2-ярдовый", "70-х"}, held
+
+
 def test_a_window_holds_anchors_in_another_script_and_inflected() -> None:
     q = query_keys("Wie viele Punkte gab die Verteidigung der Panthers in Berlin ab?", "de")
     held = evidence(RU_GOLD, "ru", question_anchors(q), 2, "number", frozenset())

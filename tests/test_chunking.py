@@ -156,6 +156,27 @@ SENTENCE_CASES = [
     ("Stojí to 5 Kč. 10 lidí platí.", ["Stojí to 5 Kč. 10 lidí platí."]),
     ("See e.g. Section 2. It applies.", ["See e.g. Section 2.", "It applies."]),
     ("Konec řádku.\nDalší řádek.", ["Konec řádku.", "Další řádek."]),
+    # An ordinal's period ends no sentence, though German follows it by a capital; a function
+    # word after a number opens one; a number an abbreviation counts is a cardinal.
+    (
+        "Die Bewegung begann Mitte des 18. Jahrhunderts innerhalb der Church of England. Sie "
+        "wuchs.",
+        [
+            "Die Bewegung begann Mitte des 18. Jahrhunderts innerhalb der Church of England.",
+            "Sie wuchs.",
+        ],
+    ),
+    ("Er starb am 28. Februar 2008 in Berlin.", ["Er starb am 28. Februar 2008 in Berlin."]),
+    ("Das war im 2. Weltkrieg. Danach nicht.", ["Das war im 2. Weltkrieg.", "Danach nicht."]),
+    (
+        "Kapitola 3. Pracovní stanice má dva monitory.",
+        ["Kapitola 3. Pracovní stanice má dva monitory."],
+    ),
+    ("Ich bin 25. Mein Bruder ist 30.", ["Ich bin 25. Mein Bruder ist 30."]),
+    ("Es gab 100. Dann mehr.", ["Es gab 100.", "Dann mehr."]),
+    ("Platí do 31.12. Pak ne.", ["Platí do 31.12.", "Pak ne."]),
+    ("Hodnota je 3.5. Další věta.", ["Hodnota je 3.5.", "Další věta."]),
+    ("Byl to rok 12. Tam začal.", ["Byl to rok 12.", "Tam začal."]),
 ]
 
 

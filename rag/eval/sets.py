@@ -24,8 +24,8 @@ the id's last hyphen-separated part, which for XQuAD is the SQuAD question id th
 shares, so a question sits on the same side in German and in Russian.
 
 The corpus goes into the owner ``eval:<name>:<fingerprint>``; the fingerprint covers the corpus
-bytes, chunking, the key version and the embedding model, so an unchanged corpus is reused as is
-and a changed one gets a fresh owner.
+bytes, chunking (its settings and version), the key version and the embedding model, so an
+unchanged corpus is reused as is and a changed one gets a fresh owner.
 
 Each question is retrieved once (:func:`retrieve_all`); :mod:`rag.eval.metrics` scores the cached
 retrievals under any filter setting.
@@ -45,6 +45,7 @@ from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, EmbedderError, InputError
+from rag.ingest.chunking import CHUNKING_VERSION
 from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 from rag.ingest.prepare import KEYS_VERSION
 from rag.ingest.writer import Ingestor
@@ -246,7 +247,7 @@ def load_corpus(evalset: EvalSet, max_bytes: int) -> list[LoadedDocument]:
 def fingerprint(docs: Sequence[LoadedDocument], settings: Settings, model_id: str | None) -> str:
     """What the stored corpus depends on: documents, chunking, key version, embedding model."""
     h = hashlib.sha256()
-    head = [settings.chunk_size, settings.chunk_overlap, KEYS_VERSION, model_id]
+    head = [settings.chunk_size, settings.chunk_overlap, CHUNKING_VERSION, KEYS_VERSION, model_id]
     h.update(json.dumps(head).encode())
     for d in sorted(docs, key=lambda d: d.source_id):
         rec = [d.source_id, d.title, d.lang, d.text, d.metadata]

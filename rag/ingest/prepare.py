@@ -15,7 +15,7 @@ import numpy as np
 
 from rag.embedders import Embedder
 from rag.errors import EmbedderError, InputError, RagError
-from rag.ingest.chunking import chunk_text
+from rag.ingest.chunking import CHUNKING_VERSION, chunk_text
 from rag.ingest.loaders import LoadedDocument
 from rag.language.keys import chunk_keys, detect_language, normalize
 from rag.settings import Settings
@@ -50,7 +50,7 @@ def content_hash(doc: LoadedDocument, lang: str, settings: Settings) -> bytes:
         "title": doc.title,
         "lang": lang,
         "metadata": doc.metadata,
-        "chunk": [settings.chunk_size, settings.chunk_overlap],
+        "chunk": [settings.chunk_size, settings.chunk_overlap, CHUNKING_VERSION],
         "keys": KEYS_VERSION,
     }
     h.update(json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode())

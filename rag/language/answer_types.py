@@ -8,11 +8,14 @@ Expected answer types come from the interrogative: a phrase of unaccented questi
 longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
 turns a number into an amount, which needs a currency as well.
 
-Token classes of a sentence: numbers (digits or number words), amounts (a number and a currency),
-dates (a year, a day and month, a month or weekday name, a time word), times ("7:30", "15 hodin"),
-durations (a number and a unit of time), names (a capitalized word inside the sentence, or an
-all-caps one), places and persons (a name, or a cue lemma: "budova", "recepce"; "ředitel",
-"oddělení"). German capitalizes every noun, so there a capital letter proves nothing about names.
+Token classes of a sentence: numbers (digits, number words by their lemma, numeral compounds
+such as "5-Zylinder" or "10letý"), amounts (a number and a currency), dates (a year, a day and
+month, a decade such as "70ern", a month or weekday name, a time word), times ("7:30", "15
+hodin"), durations (a number and a unit of time, "10letý", a span of years such as "von 1870 bis
+1939"), names (a capitalized word inside the sentence, or an all-caps one), places and persons (a
+name, or a cue lemma: "budova", "recepce"; "ředitel", "oddělení"). German capitalizes every noun,
+so there a capital letter proves nothing about names. A code has letters that are not a word
+("ZX-4411", "E17", "5G"); a number joined to a word part is a numeral compound, not a code.
 
 Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.language.keys`).
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
@@ -282,6 +286,108 @@ def number_values(text: str, lang: str) -> list[tuple[str, int]]:
     return out
 
 
+# Number words (lemmas, as spelled) with the value a digit writes: "4" of a question is "vier"
+# or "čtyřech" of a passage. Cardinals from two (one is also an article or a pronoun: "ein",
+# "jeden", "one") and ordinals ("2. světová válka" is "druhá světová válka"); "second" is a
+# unit of time as well.
+_VALUED_WORDS: dict[str, str] = {
+    "cs": """dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct
+        první:1 druhý:2 třetí:3 čtvrtý:4 pátý:5 šestý:6 sedmý:7 osmý:8 devátý:9 desátý:10""",
+    "sk": """dva tri štyri päť šesť sedem osem deväť desať jedenásť dvanásť
+        prvý:1 druhý:2 tretí:3 štvrtý:4 piaty:5 šiesty:6 siedmy:7 ôsmy:8 deviaty:9 desiaty:10""",
+    "pl": """dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście
+        pierwszy:1 drugi:2 trzeci:3 czwarty:4 piąty:5 szósty:6 siódmy:7 ósmy:8""",
+    "de": """zwei drei vier fünf sechs sieben acht neun zehn elf zwölf
+        erst:1 zweit:2 dritter:3 dritt:3 viert:4 fünft:5 sechst:6 siebt:7 acht:8 neunt:9
+        zehnter:10 zehnt:10""",
+    "ru": """два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать
+        первый:1 второй:2 третий:3 четвертый:4 пятый:5 шестой:6 седьмой:7 восьмой:8
+        девятый:9 десятый:10""",
+    "en": """two three four five six seven eight nine ten eleven twelve
+        first:1 third:3 fourth:4 fifth:5 sixth:6 seventh:7 eighth:8 ninth:9 tenth:10""",
+}
+
+
+def _valued(words: str, ordinals: bool) -> dict[str, str]:
+    out: dict[str, str] = {}
+    cardinal = 2
+    for entry in words.split():
+        word, ordinal, value = entry.partition(":")  # "druhý:2" is an ordinal
+        if not ordinal:
+            value, cardinal = str(cardinal), cardinal + 1
+        if bool(ordinal) is ordinals:
+            out[_form(word)] = value
+    return out
+
+
+# lemma -> its value in digits; an ordinal holds a number for a key, but no reader counts it as
+# the answer to "how many" ("druhý" is also "other")
+CARDINAL_VALUES = {lang: _valued(words, False) for lang, words in _VALUED_WORDS.items()}
+ORDINAL_VALUES = {lang: _valued(words, True) for lang, words in _VALUED_WORDS.items()}
+
+
+def word_number(lemmas: Iterable[str], lang: str) -> str | None:
+    """The value, in digits, of a number word given its lemmas ("čtyřech" -> "4", "druhé" ->
+    "2"), or None."""
+    for table in (CARDINAL_VALUES.get(lang, {}), ORDINAL_VALUES.get(lang, {})):
+        for lemma in lemmas:
+            if lemma in table:
+                return table[lemma]
+    return None
+
+
+# A span of years is a duration ("how long") as well as a date: a preposition pair around two
+# years, a year word ("roku", "Jahr", "года", "гг.") or two allowed between ("od roku 1870 do
+# roku 1939", "von 1870 bis 1939", "с 1870 по 1939 год", "from 1870 to 1939"), or a dash between
+# two years, the second one possibly shortened to its last two digits ("1922–26", "1620—21").
+_SPAN_WORDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "cs": (("od", "do"), ("mezi", "a"), ("v letech", "až"), ("v letech", "a")),
+    "sk": (("od", "do"), ("medzi", "a"), ("v rokoch", "až"), ("v rokoch", "a")),
+    "pl": (("od", "do"), ("między", "a"), ("w latach", "a")),
+    "de": (("von", "bis"), ("zwischen", "und"), ("ab", "bis"), ("seit", "bis")),
+    "ru": (("с", "по"), ("с", "до"), ("от", "до"), ("между", "и")),
+    "en": (("from", "to"), ("from", "until"), ("from", "till"), ("between", "and")),
+}
+_SPAN_YEAR = r"1[0-9]{3}|20[0-9]{2}"
+_SPAN_FILLER = r"(?:[^\W\d_]{1,6}\.?\s+){0,2}"  # "roku", "dem Jahr", "года", "гг."
+
+
+def _span_pattern(pairs: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    alternatives = [
+        rf"{re.escape(a)}\s+{_SPAN_FILLER}(?P<a{i}>{_SPAN_YEAR})(?![\d,.]\d)\s+{_SPAN_FILLER}"
+        rf"{re.escape(b)}\s+{_SPAN_FILLER}(?P<b{i}>{_SPAN_YEAR})(?!\d)"
+        for i, (a, b) in enumerate(pairs)
+    ]
+    return re.compile(r"(?i)(?<!\w)(?:" + "|".join(alternatives) + ")")
+
+
+_SPANS = {lang: _span_pattern(pairs) for lang, pairs in _SPAN_WORDS.items()}
+_DASH_SPAN = re.compile(
+    r"(?<![\d,.])(1[0-9]{3}|20[0-9]{2})\s?[-\u2010-\u2015]\s?(\d{4}|\d{2})(?![\d]|[,.]\d)"
+)
+
+
+def year_spans(text: str, lang: str) -> list[tuple[str, int, int]]:
+    """Spans of years in ``text``: (the span as written, its first year, its last year).
+
+    The last year comes after the first; a shortened one takes the first's century
+    ("1922–26" -> 1922, 1926). A dash between two numbers that are no such years (a score
+    "20-18", a page range "112-118") is no span.
+    """
+    out = []
+    pattern = _SPANS.get(lang)
+    for m in pattern.finditer(text) if pattern is not None else ():
+        first, last = (int(v) for k, v in m.groupdict().items() if v is not None)
+        if last > first:
+            out.append((m.group(0), first, last))
+    for m in _DASH_SPAN.finditer(text):
+        first, end = int(m.group(1)), m.group(2)
+        last = int(end) if len(end) == 4 else first // 100 * 100 + int(end)
+        if last > first:
+            out.append((m.group(0), first, last))
+    return out
+
+
 _CURRENCY = re.compile(
     r"(?i)(?:€|\$|£|\bkč\b|\bczk\b|\beur\b|\busd\b|\bkorun|\beur[ao]?\b|\bdolar|\bdollar"
     r"|\bzł|\bzłot|\bруб|\bевро|\bдоллар|\bfranc|\bpound|\bcrown)"
@@ -413,8 +519,71 @@ def looks_like_verb(lemma: str, lang: str) -> bool:
 
 
 def is_identifier(surface: str) -> bool:
-    """A code: digits and letters in one token ("ZX-4411", "E17", "FV-2024-0815")."""
-    return any(c.isdigit() for c in surface) and any(c.isalpha() for c in surface)
+    """A code: digits and letters in one token ("ZX-4411", "E17", "FV-2024-0815", "5G"), unless
+    the letters are a word the number is part of (:func:`numeral_compound`)."""
+    return (
+        any(c.isdigit() for c in surface)
+        and any(c.isalpha() for c in surface)
+        and numeral_compound(surface) is None
+    )
+
+
+# A number, then word parts: after a hyphen ("5-Zylinder-Zweitaktmotor", "2-bändige", "10-й",
+# "70-х"), or written together with it ("70ern", "5členný", "3denní", "2-3krát", "1990s").
+_COMPOUND = re.compile(
+    r"(?P<num>\d+(?:[.,]\d+)?(?:-\d+(?:[.,]\d+)?)?)"
+    r"(?:-(?P<hyphened>[^\W\d_]+(?:-[^\W\d_]+)*)|(?P<joined>[^\W\d_]+(?:-[^\W\d_]+)*))"
+)
+# Word parts that make a numeral compound a decade ("70er", "1970ern", "70-х", "1990s") ...
+_DECADE_PARTS = frozenset({"er", "ern", "erjahre", "erjahren", "kh", "e", "ye", "ykh", "s"})
+# ... and the beginnings of first word parts that make it a span of time ("10letý", "3denní",
+# "5-jährige", "2-stündig", "10-летний", "3-дневный", "2-hour"), unaccented.
+_DURATION_PARTS = (
+    "let", "roc", "den", "dni", "hodin", "minut", "mesic", "tyden", "tydn",  # cs, "let" ru too
+    "jahr", "tag", "stund", "monat", "woch",
+    "dnev", "chas", "mesiach", "nedel", "sutoch",
+    "year", "day", "hour", "month", "week",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class NumeralCompound:
+    """A number written as part of a word: its numbers as key bodies, and what it stands for."""
+
+    numbers: tuple[str, ...]  # "5" of "5-Zylinder", "2" and "3" of "2-3krát", "2.5" of "2,5krát"
+    decade: str | None  # "70s" of "70ern", "1970ern", "70-х", "1970s"
+    duration: bool  # its first word part is a unit of time ("10letý", "3-tägig")
+
+
+@lru_cache(maxsize=4096)
+def numeral_compound(surface: str) -> NumeralCompound | None:
+    """A number joined to a word part, which makes it a number and not a code: "5-Zylinder",
+    "2-bändige", "400-Unternehmen", "5-fachen", "70ern", "5členný", "10letý", "10-й", "70-х".
+
+    The word part must be written in lower case (at least one lower-case letter in each part;
+    a part written together with the number starts with one and has two letters or more, but
+    for the decades' "s"), as inflection and derivation are: "5G", "4K", "3D", "3a" and "5-HT"
+    stay codes, as does every token that starts with letters ("E17", "AS-206", "COVID-19").
+    """
+    m = _COMPOUND.fullmatch(surface)
+    if m is None:
+        return None
+    rest = m.group("hyphened") or m.group("joined")
+    parts = rest.split("-")
+    if not all(any(c.islower() for c in p) for p in parts):
+        return None
+    num = m.group("num")
+    first = unaccent(parts[0])
+    if m.group("joined") and not (
+        rest[0].islower() and (len(parts[0]) >= 2 or (first == "s" and num.endswith("0")))
+    ):
+        return None
+    numbers = tuple(n.replace(",", ".") for n in num.split("-"))
+    decade = None
+    if first in _DECADE_PARTS and len(numbers) == 1 and re.fullmatch(r"(?:\d\d)?\d0", num):
+        decade = f"{num[-2:]}s"
+    duration = decade is None and first.startswith(_DURATION_PARTS)
+    return NumeralCompound(numbers, decade, duration)
 
 
 def is_number(surface: str) -> bool:
@@ -454,14 +623,33 @@ def sentence_classes(
     def having(table: frozenset[str]) -> tuple[str, ...]:
         return tuple(f for _, f in pairs if f in table)
 
-    numbers = tuple(f for s, f in pairs if _DIGIT.search(s) and not is_identifier(s))
-    numbers += having(_NUMBER_WORDS)
+    numbers: tuple[str, ...] = ()
+    decades: tuple[str, ...] = ()
+    lasting: tuple[str, ...] = ()  # "10letý", "3-tägige": a number and a unit of time in one word
+    for s, f in pairs:
+        if not _DIGIT.search(s):
+            continue
+        compound = numeral_compound(s)
+        if compound is None:
+            if not is_identifier(s):
+                numbers += (f,)
+            continue
+        numbers += compound.numbers  # "5-Zylinder" holds the number 5
+        if compound.decade:
+            decades += (compound.decade,)
+        if compound.duration:
+            lasting += compound.numbers
+    valued = CARDINAL_VALUES.get(lang, {})
+    numbers += having(_NUMBER_WORDS) + tuple(sorted(lemma for lemma in lemmas if lemma in valued))
     if numbers:
         found["number"] = numbers
         if _CURRENCY.search(text):
             found["amount"] = numbers
         if having(_TIME_UNITS):
             found["duration"] = numbers
+    spans = tuple(unaccent(written) for written, _, _ in year_spans(text, lang))
+    if lasting or spans:
+        found["duration"] = found.get("duration", ()) + lasting + spans
     clock = tuple(unaccent(m.group(0)) for m in _CLOCK.finditer(text))
     if clock:
         found["time"] = clock
@@ -472,8 +660,8 @@ def sentence_classes(
         for pattern in (_YEAR, _DAY_MONTH, _ISO_DATE)
         for m in pattern.finditer(text)
     )
-    if dates or having(_DATE_WORDS):
-        found["date"] = dates + having(_DATE_WORDS)
+    if dates or decades or having(_DATE_WORDS):
+        found["date"] = dates + decades + having(_DATE_WORDS)
     codes = tuple(f for s, f in pairs if is_identifier(s))
     if codes:
         found["identifier"] = codes

@@ -24,7 +24,14 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rag.language.answer_types import AnswerType, answer_token, is_identifier, is_name, is_number
+from rag.language.answer_types import (
+    AnswerType,
+    answer_token,
+    is_identifier,
+    is_name,
+    is_number,
+    numeral_compound,
+)
 from rag.language.question_keys import QueryKeys
 from rag.search.answerability import sentences
 
@@ -88,8 +95,11 @@ def question_anchors(query: QueryKeys) -> tuple[Anchor, ...]:
     """The question's identifiers, numbers and names, each once."""
     out: dict[str, Anchor] = {}
     for i, w in enumerate(query.all_words):
+        compound = numeral_compound(w.surface)
         if is_identifier(w.surface):
             anchor = Anchor(w.surface, "identifier", w.form)
+        elif compound is not None:  # "5-Zylinder": the number 5 ("70ern": the 70s)
+            anchor = Anchor(w.surface, "number", compound.decade or compound.numbers[0])
         elif is_number(w.surface):
             anchor = Anchor(w.surface, "number", _NOT_DIGIT.sub("", w.surface))
         elif is_name(w.surface, i, query.lang):

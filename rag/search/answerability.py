@@ -45,9 +45,12 @@ from rag.language.answer_types import (
     is_number,
     looks_like_verb,
     number_values,
+    numeral_compound,
     sentence_classes,
+    word_number,
+    year_spans,
 )
-from rag.language.keys import analyze, search_keys
+from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.question_keys import QueryKeys
 
 _SENTENCE_CACHE = 8192
@@ -89,6 +92,7 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
                 # "10 000" and "10 tisíc" are one number to a reader, and a question types
                 # it "10000"
                 *(f"l:{value}" for _, value in number_values(part, lang)),
+                *_written_otherwise(part, tokens, lang),
             ]
         )
         lemmas = {lemma for t in tokens for lemma in t.lemmas}
@@ -99,6 +103,59 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         beginnings = frozenset(f[:_DERIVED] for f in forms if len(f) >= _DERIVED)
         out.append(Sentence(start, end, keys, forms, tuple(classes.items()), beginnings))
     return tuple(out)
+
+
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+
+
+# A Czech, Slovak or Polish name may stand in a passage as an adjective derived from its first
+# letters ("Polsko" ~ "polský", "Británie" ~ "britský", "Indonésii" ~ "indonéském"), not as
+# any word of them: "Německu" is not "neměli", nor "Rakousku" "rakovinu". The adjectives'
+# endings, as spelled; elsewhere any word counts (Russian derives names from nouns as well:
+# "Ледниковый период" ~ "ледники"; German and English capitalize their adjectives of names).
+_ADJECTIVE_ENDINGS: dict[str, re.Pattern[str]] = {
+    "cs": re.compile(r"(?:ý|á|é|ého|ému|ém|ým|ých|ými|(?:sk|ck)ou|[nc](?:í|ího|ímu|ím|ích|ími))$"),
+    "sk": re.compile(
+        r"(?:ý|á|é|ého|ému|om|ým|ých|ými|(?:sk|ck)ou|[nc](?:í|ieho|iemu|ím|ích|ími))$"
+    ),
+    "pl": re.compile(r"(?:sk|ck|n)(?:i|a|ie|iego|iemu|im|ich|imi|ą|y|e|ego|emu|ym|ych|ymi)$"),
+}
+
+
+def _adjective(surface: str, lang: str) -> bool:
+    """Whether a lower-case word may be derived from a name: in Czech, Slovak and Polish it has
+    the ending of an adjective."""
+    pattern = _ADJECTIVE_ENDINGS.get(lang)
+    return pattern is None or pattern.search(surface) is not None
+
+
+def _written_otherwise(text: str, tokens: list[Token], lang: str) -> list[str]:
+    """Keys of what a sentence's words say in another spelling than their own key: the prefix
+    of a name or of an adjective derived from one ("n:"), the number of a numeral compound
+    ("5-Zylinder" holds 5, "1970ern" the 70s), the parts of a hyphenated
+    compound ("MLS-Team" holds MLS, "XLIX-Champion" XLIX), a number word's digits ("vier",
+    "čtyřech": 4; "druhé": 2) and a span's shortened last year ("1620—21": 1621)."""
+    out = []
+    for t in tokens:
+        surface = t.surface
+        if t.prefix and (surface[0].isupper() or _adjective(surface, lang)):
+            out.append(f"n:{t.prefix}")
+        compound = numeral_compound(surface) if has_digit(surface) else None
+        if compound is not None:
+            out += [f"l:{n}" for n in compound.numbers]
+            if compound.decade:
+                out.append(f"l:{compound.decade}")
+        elif (value := word_number(t.lemmas, lang)) is not None:
+            out.append(f"l:{value}")
+        if (compound is not None or not has_digit(surface)) and _HYPHEN.search(surface):
+            # a code is one word ("ZX-4411" holds no 4411), a compound's words are words
+            words = [w for w in _HYPHEN.split(surface) if w and not has_digit(w)]
+            for part in analyze(" ".join(words), lang):
+                out += search_keys(part)
+    for written, _, last in year_spans(text, lang):
+        if str(last) not in written:  # "1620—21": 1621 is written nowhere else
+            out.append(f"l:{last}")
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +170,7 @@ class Need:
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
     form: str = ""
-    valued: bool = False  # a number with a multiplier or digit groups: its value is a key too
+    valued: bool = False  # written with a multiplier, digit groups or a word part: value keys too
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,12 +226,19 @@ def question_needs(
         word_lemmas = [k[2:] for k in w.keys if k[0] == "l"]
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
+        elif compound := (numeral_compound(w.surface) if has_digit(w.surface) else None):
+            # its number, as the passage may write it ("5 Zylinder", "vier", "1970ern" for
+            # "70ern"): only a window can tell that it is absent
+            spelled = (compound.decade,) if compound.decade else compound.numbers
+            number_keys = tuple(f"l:{n}" for n in spelled if f"l:{n}" not in keys)
+            required.append(Need(w.surface, keys + number_keys, df, "number", valued=True))
         elif is_number(w.surface):
             valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
             required.append(Need(w.surface, keys + valued, df, "number", valued=bool(valued)))
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
+            prefixes = tuple(f"n:{k[2:]}" for k in prefixes)  # a name or its adjective
             last = required[-1] if required else None
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
@@ -204,10 +268,17 @@ def question_needs(
         if all(m.df == 0 and m.prefix_df == 0 for m in members):
             absent += tuple(m.surface for m in members)
     asked = frozenset(
-        {w.form for w in query.all_words} | {k[2:] for w in query.all_words for k in w.keys}
+        {w.form for w in query.all_words}
+        | {k[2:] for w in query.all_words for k in w.keys}
+        | {n for w in query.all_words for n in _compound_numbers(w.surface)}
     )
     needs = QuestionNeeds(kind, tuple(required), focus, tuple(content), absent, asked)
     return replace(needs, plan=_Plan(needs))
+
+
+def _compound_numbers(surface: str) -> tuple[str, ...]:
+    compound = numeral_compound(surface) if has_digit(surface) else None
+    return compound.numbers if compound is not None else ()
 
 
 def _groupable(need: Need) -> bool:
@@ -248,7 +319,8 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
         if k in found and k[0] in "ls":
             return "lemma" if k[0] == "l" else "stem"
     # A name the corpus knows may appear as its derived adjective ("Polsko" ~ "polský",
-    # "Francie" ~ "francouzský"): Czech forms these from the same first letters.
+    # "Francie" ~ "francouzský"): Czech forms these from the same first letters ("n:" keys:
+    # a passage's names and adjectives, :func:`_adjective`).
     if need.kind == "name" and need.df > 0 and any(k in found for k in need.prefixes):
         return "prefix"
     return None
@@ -473,7 +545,20 @@ def assess(
         for r, ok in zip(needs.required, met, strict=True)
         if not ok and not (r.kind == "name" and r.group in named)
     ]
-    if needs.absent:
+    # The corpus's statistics count chunks, not titles: a token only the document's title holds
+    # ("Super Bowl 50") is not absent from the knowledge base.
+    entitled = [bool(mask & titled) for _, _, mask in plan.required]
+    entitled_names = {
+        r.group for r, ok in zip(needs.required, entitled, strict=True) if ok and r.kind == "name"
+    }
+    absent = [
+        r.surface
+        for r, ok in zip(needs.required, entitled, strict=True)
+        if r.surface in needs.absent
+        and not ok
+        and not (r.kind == "name" and r.group in entitled_names)
+    ]
+    if absent:
         reason = "absent"
     elif unmet:
         reason = "required"
