@@ -26,7 +26,7 @@ from rag.ingest.embed_queue import EmbedWorker, drain, embedding_status, queued
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.settings import Settings
-from rag.store import owner_stats
+from rag.store import find_owner, owner_stats
 from tests.apiserver import LiveServer, api_settings, new_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -442,3 +442,57 @@ def test_passages_still_get_a_turn_under_a_constant_stream_of_questions() -> Non
         for t in askers:
             t.join(5)
     assert 0.15 < waited < 1.0, f"the passage slice waited {waited:.2f} s (bound 0.2 s)"
+
+
+def paragraphs(*texts: str) -> str:
+    return "\n\n".join(texts)
+
+
+EDITED = [
+    "Sklad v Třebíči má otevřeno od šesti do čtrnácti hodin a příjem zboží se hlásí den předem.",
+    "Vozíky se nabíjejí v hale C u zadní brány; klíče od nabíječek má mistr směny.",
+    "Inventura skladu probíhá dvakrát ročně a během ní se zboží nevydává ani nepřijímá.",
+]
+
+
+@pytest.mark.parametrize("embed_now", [False, True])
+def test_an_edited_document_re_embeds_only_its_changed_chunks(
+    db: Database, settings: Settings, owner: str, embed_now: bool
+) -> None:
+    """A replaced document's chunks whose text did not change keep their vectors (the model
+    embeds a chunk's text alone); only the changed chunk is queued, or embedded with embed_now."""
+    small = settings.replace(chunk_size=120, chunk_overlap=0)
+    embedder = Recording(small)
+    first = Ingestor(db, small, embedder, owner, embed_now=embed_now).add_all(
+        [doc("sklad.md", paragraphs(*EDITED))]
+    )
+    assert first.chunks == 3 and first.vectors_kept == 0, first.as_dict()
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+    assert oid is not None
+    if not embed_now:
+        drain(db, embedder, oid, batch=8)
+    assert queued(db, oid) == 0
+    with db.connection() as conn:
+        before = dict(
+            conn.execute("SELECT text, embedding FROM chunks WHERE owner_id = %s", (oid,))
+        )
+    embedder.batches.clear()
+    changed = "Vozíky se nabíjejí v hale D u boční brány; klíče od nabíječek má vrátný."
+    second = Ingestor(db, small, embedder, owner, embed_now=embed_now).add_all(
+        [doc("sklad.md", paragraphs(EDITED[0], changed, EDITED[2]))]
+    )
+    assert second.replaced == 1 and second.vectors_kept == 2, second.as_dict()
+    if embed_now:
+        assert second.unembedded == 0
+    else:
+        assert second.unembedded == 1 and queued(db, oid) == 1
+        drain(db, embedder, oid, batch=8)
+    assert [t for b in embedder.batches for t in b] == [changed]
+    with db.connection() as conn:
+        after = dict(conn.execute("SELECT text, embedding FROM chunks WHERE owner_id = %s", (oid,)))
+    assert set(after) == {EDITED[0], changed, EDITED[2]}
+    for text in (EDITED[0], EDITED[2]):
+        assert np.array_equal(after[text].to_numpy(), before[text].to_numpy())
+    fresh = FakeEmbedder(small).embed([changed], kind="passage")[0]
+    assert np.allclose(after[changed].to_numpy(), fresh, atol=1e-6)

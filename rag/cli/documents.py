@@ -115,6 +115,11 @@ def _ingest(app: App, paths: list[Path], owner: str, as_json: bool, *, wait: boo
         click.echo(
             f"{summary.added} added, {summary.replaced} replaced, {summary.unchanged} unchanged,"
             f" {summary.failed} failed; {summary.chunks} chunks in {summary.seconds:.1f} s"
+            + (
+                f" ({summary.vectors_kept} unchanged chunks kept their vectors)"
+                if summary.vectors_kept
+                else ""
+            )
         )
         if waiting and app.embedder is not None:
             click.echo(

@@ -27,6 +27,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import psycopg
 
 from rag.db import Database
@@ -68,6 +69,13 @@ SELECT source_id, document_id, content_hash FROM documents
 WHERE owner_id = %(owner_id)s AND source_id = ANY(%(source_ids)s)
 """
 EXISTING_FOR_UPDATE = EXISTING + " FOR UPDATE"
+# The vectors of a changed document's stored chunks, by text: a chunk whose text did not change
+# keeps its vector (the model embeds the chunk's text alone, so it is the same vector).
+STORED_VECTORS = """
+SELECT c.document_id, c.text, c.embedding FROM chunks c
+WHERE c.owner_id = %(owner_id)s AND c.document_id = ANY(%(ids)s)
+  AND c.embed_model = %(model)s AND c.embedding IS NOT NULL
+"""
 DELETE_CHUNKS = "DELETE FROM chunks WHERE owner_id = %(owner_id)s AND document_id = ANY(%(ids)s)"
 UPDATE_DOCUMENT = """
 UPDATE documents SET title = %(title)s, lang = %(lang)s, content_hash = %(hash)s,
@@ -93,6 +101,7 @@ class IngestSummary:
     failed: int = 0
     chunks: int = 0
     unembedded: int = 0
+    vectors_kept: int = 0  # new chunks given the vector of a stored chunk of the same text
     seconds: float = 0.0
     failures: list[dict[str, str]] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
@@ -106,6 +115,7 @@ class IngestSummary:
             "failed": self.failed,
             "chunks": self.chunks,
             "unembedded": self.unembedded,
+            "vectors_kept": self.vectors_kept,
             "seconds": round(self.seconds, 3),
             "failures": self.failures,
             "degraded": self.degraded,
@@ -278,22 +288,20 @@ class Ingestor:
             return
         batch, self._pending, self._pending_chunks = self._pending, [], 0
         with self.db.connection() as conn:
-            known = {
-                sid: bytes(h)
-                for sid, _, h in conn.execute(
-                    EXISTING,
-                    {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in batch]},
-                )
-            }
+            rows = conn.execute(
+                EXISTING,
+                {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in batch]},
+            ).fetchall()
+            known = {sid: bytes(h) for sid, _, h in rows}
+            # Later duplicates of a source_id in one batch win, as they would across batches.
+            latest: dict[str, PreparedDocument] = {p.doc.source_id: p for p in batch}
+            changed = [p for p in latest.values() if known.get(p.doc.source_id) != p.content_hash]
+            self._carry_vectors(conn, changed, {sid: int(did) for sid, did, _ in rows})
             conn.commit()
-        # Later duplicates of a source_id in one batch win, as they would across batches.
-        latest: dict[str, PreparedDocument] = {p.doc.source_id: p for p in batch}
-        changed = [p for p in latest.values() if known.get(p.doc.source_id) != p.content_hash]
         unchanged = len(latest) - len(changed)
-        if self.embedder is not None and self.embed_now and changed:
-            reason = embed_chunks(
-                [c for p in changed for c in p.chunks], self.embedder, self.settings.embed_batch
-            )
+        todo = [c for p in changed for c in p.chunks if c.embedding is None]
+        if self.embedder is not None and self.embed_now and todo:
+            reason = embed_chunks(todo, self.embedder, self.settings.embed_batch)
             if reason and reason not in self.summary.degraded:
                 log.warning("embedding failed, chunks stay unembedded: %s", reason)
                 self.summary.degraded.append(f"embedder: {reason}")
@@ -304,6 +312,38 @@ class Ingestor:
         if self._on_document:
             for _ in batch:
                 self._on_document()
+
+    def _carry_vectors(
+        self, conn: psycopg.Connection, changed: list[PreparedDocument], ids: dict[str, int]
+    ) -> None:
+        """Give a changed document's new chunks the vectors of its stored chunks of the same
+        text (the embedder's model), so an edit or a re-chunking re-embeds only what changed.
+
+        Read before the write's lock: a vector belongs to a text, whatever version of the
+        document the text came from, so a concurrent writer cannot make it wrong.
+        """
+        if self.embedder is None:
+            return
+        stored = [ids[p.doc.source_id] for p in changed if p.doc.source_id in ids]
+        if not stored:
+            return
+        vectors: dict[tuple[int, str], np.ndarray] = {}
+        for did, text, embedding in conn.execute(
+            STORED_VECTORS,
+            {"owner_id": self.owner_id, "ids": stored, "model": self.embedder.model_id},
+        ):
+            # the column is untyped (several models' vectors), so pgvector hands back a Vector
+            found = embedding.to_numpy() if hasattr(embedding, "to_numpy") else embedding
+            vector = np.asarray(found, dtype=np.float32)
+            if vector.shape == (self.embedder.dim,):
+                vectors[(int(did), text)] = vector
+        for p in changed:
+            did = ids.get(p.doc.source_id)
+            for c in p.chunks:
+                kept = vectors.get((did, c.text)) if did is not None else None
+                if kept is not None and c.embedding is None:
+                    c.embedding = kept
+                    self.summary.vectors_kept += 1
 
     @contextmanager
     def _owner_lock(self, conn: psycopg.Connection) -> Iterator[None]:
