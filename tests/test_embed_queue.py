@@ -175,8 +175,10 @@ class Recording(FakeEmbedder):
         return super().embed(texts, kind=kind)
 
 
-def run_workers(db: Database, embedder: FakeEmbedder, owner_id: int, n: int) -> None:
-    workers = [EmbedWorker(db, embedder, batch=4, idle_poll=0.05) for _ in range(n)]
+def run_workers(
+    db: Database, embedder: FakeEmbedder, owner_id: int, n: int, *, nice: int = 0
+) -> None:
+    workers = [EmbedWorker(db, embedder, batch=4, idle_poll=0.05, nice=nice) for _ in range(n)]
     for w in workers:
         w.start()
     try:
@@ -220,15 +222,7 @@ def test_the_worker_embeds_below_the_priority_of_the_questions(
     questions at its own priority (rag serve's RAG_EMBED_WORKER_NICE)."""
     embedder = PriorityRecording(settings)
     own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    worker = EmbedWorker(db, embedder, batch=4, idle_poll=0.05, nice=5)
-    worker.start()
-    try:
-        deadline = time.monotonic() + 30
-        while queued(db, queued_owner):
-            assert time.monotonic() < deadline, "the worker did not drain the queue"
-            time.sleep(0.05)
-    finally:
-        worker.stop()
+    run_workers(db, embedder, queued_owner, 1, nice=5)
     assert embedder.niceness, "no passage was embedded"
     assert set(embedder.niceness) == {min(19, own + 5)}, embedder.niceness
     # the process's other threads (those answering questions) keep their priority
