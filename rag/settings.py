@@ -31,6 +31,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
+    "warm_dictionaries": "`rag serve` loads every language's lemma dictionary at start (about 850 MB, seconds in the background) instead of stalling the first question that needs one",
     "embed_worker_nice": "niceness the embedding worker threads of `rag serve` run at, so questions get the CPU first (Linux; 0: the service's own)",
     "embed_max_attempts": "attempts before a chunk whose embedding keeps failing is set aside (`rag embed --retry-failed` tries it again)",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
@@ -113,6 +114,7 @@ class Settings:
     embed_workers: int = 1
     embed_worker_batch: int = 4
     embed_worker_nice: int = 10
+    warm_dictionaries: bool = True
     embed_max_attempts: int = 5
     embed_timeout: float = 3.0
     embed_cache: str = ""

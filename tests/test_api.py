@@ -407,3 +407,34 @@ def test_rag_serve_releases_the_embedded_postgres_on_sigterm(tmp_path: Path) -> 
     while pidfile.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not pidfile.exists(), "the embedded PostgreSQL was left running"
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_the_service_loads_every_lemma_dictionary_at_start(
+    server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    warm: bool,
+) -> None:
+    """A question that names a German or Polish thing would otherwise load that language's
+    dictionary (seconds) while its asker waits; RAG_WARM_DICTIONARIES=false leaves it so."""
+    import rag.api.services as services
+    from rag.language.lemmas import SUPPORTED_LANGS
+
+    asked: list[tuple[str, ...]] = []
+    loaded = threading.Event()
+
+    def recording(langs: Any) -> None:
+        asked.append(tuple(langs))
+        loaded.set()
+
+    monkeypatch.setattr(services, "load_dictionaries", recording)
+    url = new_database(server_url, f"rag_api_warm_{int(warm)}")
+    settings = api_settings(url, tmp_path_factory.mktemp("warm"), warm_dictionaries=warm)
+    server = LiveServer.start(settings)
+    try:
+        server.wait_ready(timeout=30)
+        assert loaded.wait(10 if warm else 0.5) == warm, asked
+    finally:
+        server.close()
+    assert asked == ([tuple(SUPPORTED_LANGS)] if warm else [])

@@ -17,6 +17,7 @@ from rag.ingest import bulk_load
 from rag.ingest.embed_queue import EmbedWorker, queue_depth
 from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.writer import Ingestor, IngestSummary
+from rag.language.lemmas import SUPPORTED_LANGS, load_dictionaries
 from rag.search.rerank import Reranker
 from rag.search.thresholds import Thresholds
 from rag.settings import Settings
@@ -84,6 +85,10 @@ class Services:
         ).thresholds
         metrics.watch_pool(id(self), self._pool_stats)
         metrics.watch_queue(id(self), self._queue_depth)
+        if self.settings.warm_dictionaries:
+            threading.Thread(
+                target=self._warm_dictionaries, name="rag-warm-dictionaries", daemon=True
+            ).start()
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -99,6 +104,17 @@ class Services:
                     )
                     worker.start()
                     self.workers.append(worker)
+
+    def _warm_dictionaries(self) -> None:
+        # Questions of a Czech owner name German, Polish or English things ("Bühler", "Challenger
+        # i Columbie"), and telling their language apart may need that language's dictionary:
+        # loaded on demand it stalls the question that needs it for seconds. Loaded now, the
+        # stall is the start's; the memory is what a service holds after a few hundred
+        # questions anyway.
+        try:
+            load_dictionaries(SUPPORTED_LANGS)
+        except Exception as e:  # noqa: BLE001 - they load on demand instead
+            log.warning("lemma dictionaries not loaded at start: %s", e)
 
     def _warm_up(self) -> None:
         # The first embedding loads the model; doing it now keeps it out of the first request.
