@@ -220,14 +220,14 @@ def retrieve(
         plan = _plan(conn, settings, embedder, owner_id, n_chunks, filters, use_vec, params)
         if use_fts and use_vec and explain is None and _spare_connection(db):
             rows = _run_apart(db, conn, plan, params, degraded)
+        elif use_fts and use_vec:
+            rows = _run_both(conn, plan, params, degraded, explain)
         else:
             try:
                 rows = _run(conn, plan, use_fts, use_vec, params, explain)
             except psycopg.Error as e:
                 conn.rollback()
-                if not (use_fts and use_vec):
-                    raise RetrievalError(f"retrieval failed: {' '.join(str(e).split())}") from e
-                rows = _fail_open(conn, plan, params, degraded, e)
+                raise RetrievalError(f"retrieval failed: {one_line(e)}") from e
         conn.commit()
     timings["sql"] = (time.perf_counter() - t1) * 1000
     candidates = [
@@ -313,38 +313,47 @@ def _run_apart(
     try:
         other = db.pool.getconn(timeout=SPARE_WAIT)
     except PoolTimeout:
-        other = None
-    if other is None:
         return _run_both(conn, plan, params, degraded)
+    fts: list[Any] = []
+    vec: list[Any] = []
+    fts_error: psycopg.Error | None = None
+    vec_error: psycopg.Error | None = None
     try:
         future = _vector_pool.submit(_run, other, plan, False, True, params)
-        fts_error: psycopg.Error | None = None
         try:
             fts = _run(conn, plan, True, False, params, distances=True)
         except psycopg.Error as e:
-            conn.rollback()
-            fts, fts_error = [], e
-        try:
-            vec = future.result()
-        except psycopg.Error as e:
-            if fts_error is not None:
-                raise RetrievalError(f"both retrievers failed: {one_line(fts_error)}") from e
-            degraded.append({"component": "vector", "reason": "error", "message": one_line(e)})
-            return fts
+            fts_error = e
+        finally:
+            # `other` goes back to the pool only once its statement is over
+            try:
+                vec = future.result()
+            except psycopg.Error as e:
+                vec_error = e
     finally:
         db.pool.putconn(other)
     if fts_error is not None:
+        conn.rollback()
+        if vec_error is not None:
+            raise RetrievalError(f"both retrievers failed: {one_line(fts_error)}") from vec_error
         degraded.append({"component": "fts", "reason": "error", "message": one_line(fts_error)})
         return vec
+    if vec_error is not None:
+        degraded.append({"component": "vector", "reason": "error", "message": one_line(vec_error)})
+        return fts
     return fuse_rows(fts, vec, params["k"], params["w_fts"], params["w_vec"])
 
 
 def _run_both(
-    conn: psycopg.Connection, plan: _Plan, params: dict[str, Any], degraded: list[dict[str, str]]
+    conn: psycopg.Connection,
+    plan: _Plan,
+    params: dict[str, Any],
+    degraded: list[dict[str, str]],
+    explain: list[str] | None = None,
 ) -> list[Any]:
     """The one statement of both lists; when it fails, each list alone (:func:`_fail_open`)."""
     try:
-        return _run(conn, plan, True, True, params)
+        return _run(conn, plan, True, True, params, explain)
     except psycopg.Error as e:
         conn.rollback()
         return _fail_open(conn, plan, params, degraded, e)
