@@ -59,6 +59,19 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("en", "At what time does the party start?", "time"),
         ("en", "Who founded the glassworks?", "person"),
         ("en", "Can I bring my dog?", None),
+        # the interrogative that comes first sets the type, not the first in the table
+        ("ru", "Сколько лет было Новаку, когда он пришёл на склад?", "number"),
+        ("cs", "Kolik let bylo Novákovi, když nastoupil do skladu?", "number"),
+        ("en", "How many pallets arrived when the gate opened?", "number"),
+        # a question opening with an untyped interrogative uses a typed word in a clause
+        ("ru", "Что происходит со сменой, когда склад закрыт?", None),
+        ("en", "What happens to the shift when the warehouse is closed?", None),
+        ("cs", "Co dělá vrátný v době, kdy je brána zavřená?", None),
+        ("de", "Was steht in der Halle, wo die Stapler laden?", None),
+        # age
+        ("en", "How old is the glassworks?", "number"),
+        ("de", "Wie alt ist die Fabrik?", "number"),
+        ("cs", "Jak stará je sklárna?", "number"),
     ],
 )
 def test_the_interrogative_sets_the_answer_type(lang: str, question: str, expected: str) -> None:

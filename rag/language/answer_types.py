@@ -82,6 +82,9 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
     "cs": (
         ("jak se jmenuje", "name"),
         ("jak se jmenují", "name"),
+        ("jak starý", "number"),
+        ("jak stará", "number"),
+        ("jak staré", "number"),
         ("jak se jmenoval", "name"),
         ("jak se jmenovala", "name"),
         ("v kolik hodin", "time"),
@@ -108,6 +111,8 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("ako sa menuje", "name"),
         ("o koľkej", "time"),
         ("ako dlho", "duration"),
+        ("aký starý", "number"),
+        ("aká stará", "number"),
         ("koľko", "number"),
         ("kedy", "date"),
         ("kto", "person"),
@@ -136,6 +141,7 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("um wie viel uhr", "time"),
         ("um wieviel uhr", "time"),
         ("wie lange", "duration"),
+        ("wie alt", "number"),
         ("wie viel", "number"),
         ("wie viele", "number"),
         ("wieviel", "number"),
@@ -170,6 +176,7 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("at what time", "time"),
         ("what time", "time"),
         ("how long", "duration"),
+        ("how old", "number"),
         ("how many", "number"),
         ("how much", "number"),
         ("when", "date"),
@@ -178,6 +185,20 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("whom", "person"),
         ("where", "place"),
     ),
+}
+# Interrogatives that set no type ("co", "what", "что"): a question opening with one uses a
+# typed word after it only in a clause of its own ("Что происходит, когда лёд тает?", "What is
+# the man called who ...?"), which sets no type either.
+_UNTYPED_INTERROGATIVES = {
+    "cs": "co jak proč který která které kteří jaký jaká jaké čí",
+    "sk": "čo ako prečo ktorý ktorá ktoré aký aká aké",
+    "pl": "co jak dlaczego który która które jaki jaka jakie",
+    "de": "was wie warum weshalb wozu welche welcher welches welchen welchem",
+    "ru": "что как почему зачем какой какая какое какие который которая которое которые",
+    "en": "what how why which whose",
+}
+UNTYPED_INTERROGATIVES: dict[str, frozenset[str]] = {
+    lang: _table(words) for lang, words in _UNTYPED_INTERROGATIVES.items()
 }
 QUESTION_TYPES: dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]] = {
     lang: tuple(
@@ -486,12 +507,19 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
         The type, or None (yes/no and other questions: no constraint).
     """
     words = list(forms)
-    found: AnswerType | None = None
+    # the interrogative phrase that comes first, the longer one where two start together
+    first: tuple[int, int, AnswerType] | None = None
     for phrase, kind in QUESTION_TYPES.get(lang, ()):
         n = len(phrase)
-        if any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1)):
-            found = kind
-            break
+        at = next((i for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase), None)
+        if at is not None and (first is None or (at, -n) < first[:2]):
+            first = (at, -n, kind)
+    if first is None:
+        return None
+    untyped = UNTYPED_INTERROGATIVES.get(lang, frozenset())
+    if not untyped.isdisjoint(words[: first[0]]):
+        return None  # "Что случается, когда ...": the typed word opens a clause of its own
+    found: AnswerType | None = first[2]
     if found == "number" and not PRICE_CUES.get(lang, frozenset()).isdisjoint(lemmas):
         return "amount"
     return found
