@@ -68,6 +68,9 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("en", "What happens to the shift when the warehouse is closed?", None),
         ("cs", "Co dělá vrátný v době, kdy je brána zavřená?", None),
         ("de", "Was steht in der Halle, wo die Stapler laden?", None),
+        # Russian terms are lower case: "как называется" cannot ask for a capital
+        ("ru", "Как называется отчёт о складских остатках?", None),
+        ("ru", "Как зовут начальника склада?", "name"),
         # age
         ("en", "How old is the glassworks?", "number"),
         ("de", "Wie alt ist die Fabrik?", "number"),

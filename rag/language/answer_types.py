@@ -156,7 +156,8 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
     ),
     "ru": (
         ("как зовут", "name"),
-        ("как называется", "name"),
+        # not "как называется": Russian writes the terms it asks for in lower case
+        # ("называется фотосинтезом"), so a name's capital cannot tell the answer
         ("во сколько", "time"),
         ("в котором часу", "time"),
         ("как долго", "duration"),
