@@ -19,8 +19,8 @@ from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 
 RU_GOLD = (
-    "Защита Пэнтерс уступила всего 308 очков и заняла шестое место в лиге. "
-    "Игру в Берлине посмотрели 70 000 зрителей."
+    "Команда Пэнтерс пропустила всего 308 мячей и заняла шестое место в таблице. "
+    "Матч в Берлине посмотрели 70 000 зрителей."
 )
 RU_OTHER = "Погода в горах меняется быстро, и туристы берут с собой тёплую одежду."
 
@@ -54,41 +54,39 @@ def test_words_that_only_share_a_few_consonants_do_not_match(a: str, b: str) -> 
 
 
 def test_a_questions_anchors_are_its_codes_numbers_and_names() -> None:
-    ru = question_anchors(query_keys("Сколько очков уступила защита Пэнтерс в 2015 году?", "ru"))
+    ru = question_anchors(query_keys("Сколько мячей пропустила команда Пэнтерс в 2015 году?", "ru"))
     assert [(a.surface, a.kind) for a in ru] == [("Пэнтерс", "name"), ("2015", "number")]
     # German capitalizes every noun: inside the question a capital makes a soft anchor only
-    de = question_anchors(
-        query_keys("Wie viele Punkte gab die Verteidigung der Panthers ab?", "de")
-    )
+    de = question_anchors(query_keys("Wie viele Tore kassierte die Mannschaft der Panthers?", "de"))
     assert {a.surface: a.kind for a in de} == {
-        "Punkte": "soft",
-        "Verteidigung": "soft",
+        "Tore": "soft",
+        "Mannschaft": "soft",
         "Panthers": "soft",
     }
     assert question_anchors(query_keys("Kdo vede sklad ZX-4411?", "cs"))[0].kind == "identifier"
 
 
 def test_a_numeral_compound_anchors_its_number() -> None:
-    q = query_keys("Кто сделал 2-ярдовый тачдаун в 70-х?", "ru")
+    q = query_keys("Кто пробежал 2-метровый круг в 70-х?", "ru")
     assert [(a.surface, a.kind, a.form) for a in question_anchors(q)] == [
-        ("2-ярдовый", "number", "2"),
+        ("2-метровый", "number", "2"),
         ("70-х", "number", "70s"),
     ]
     held = evidence(
-        "In den 1970ern lief Newton 2 Yards weit.", "de", question_anchors(q), 1, None, frozenset()
+        "In den 1970ern lief Novak 2 Meter weit.", "de", question_anchors(q), 1, None, frozenset()
     )
-    assert set(held.held) == {"2-ярдовый", "70-х"}, held
+    assert set(held.held) == {"2-метровый", "70-х"}, held
 
 
 def test_a_window_holds_anchors_in_another_script_and_inflected() -> None:
-    q = query_keys("Wie viele Punkte gab die Verteidigung der Panthers in Berlin ab?", "de")
+    q = query_keys("Wie viele Tore kassierte die Mannschaft der Panthers in Berlin?", "de")
     held = evidence(RU_GOLD, "ru", question_anchors(q), 2, "number", frozenset())
     assert set(held.held) == {"Panthers", "Berlin"} and held.typed
     assert held.share == 1.0 and held.complete  # soft anchors missing do not count against
     none = evidence(RU_OTHER, "ru", question_anchors(q), 2, "number", frozenset())
     assert none.held == () and none.share == 0.0 and not none.complete
     # a number must be the same number; one window of one sentence cannot hold both names
-    ru = query_keys("Сколько очков уступили Пэнтерс в 309 играх?", "ru")
+    ru = query_keys("Сколько мячей пропустили Пэнтерс в 309 играх?", "ru")
     wrong = evidence(RU_GOLD, "ru", question_anchors(ru), 1, None, frozenset())
     assert wrong.held == ("Пэнтерс",) and wrong.strict == 2 and not wrong.complete
 
@@ -104,7 +102,7 @@ def _retrieval(question: str, lang: str, texts: list[tuple[str, float]]) -> Retr
 def test_anchors_admit_a_further_vector_that_words_cannot() -> None:
     # German over Russian: no question word meets a Russian key, so word support is 0
     r = _retrieval(
-        "Wie viele Punkte gab die Verteidigung der Panthers ab?",
+        "Wie viele Tore kassierte die Mannschaft der Panthers?",
         "de",
         [(RU_GOLD, 0.20), (RU_OTHER, 0.205)],
     )
@@ -124,8 +122,8 @@ def test_anchors_admit_a_further_vector_that_words_cannot() -> None:
 def test_anchors_stand_in_for_a_name_the_keys_miss_across_scripts() -> None:
     # Russian over German: "Пэнтерс" has no key in the German text ("penters" vs "panthers"),
     # so the answerability stage calls it absent; the anchors find it
-    text = "Die Verteidigung der Panthers gab nur 308 Punkte ab und war Sechste der Liga."
-    r = _retrieval("Сколько очков уступила защита Пэнтерс?", "ru", [(text, 0.2)])
+    text = "Die Mannschaft der Panthers kassierte nur 308 Tore und wurde Sechste der Tabelle."
+    r = _retrieval("Сколько мячей пропустила команда Пэнтерс?", "ru", [(text, 0.2)])
     r = replace(r, owner_langs=(("de", 240),), candidates=[replace(r.candidates[0], lang="de")])
     staged = FilterParams(0.25, 0.01, 0.1, 1, 1.0, answer_window=2, focus_words=0)
     [plain] = judge(r, staged)
@@ -137,7 +135,7 @@ def test_anchors_stand_in_for_a_name_the_keys_miss_across_scripts() -> None:
 def test_calibration_turns_anchor_support_on_only_where_it_recalls_more() -> None:
     # Answerable German questions 0.30 from a Russian paragraph that names their team; off-topic
     # ones 0.281 from paragraphs without their names: no distance alone parts them
-    asked = "Wie viele Punkte gab die Verteidigung der Panthers ab?"
+    asked = "Wie viele Tore kassierte die Mannschaft der Panthers?"
     off = "Wie viele Tore schoss der Verein Bayern?"
     pairs = []
     for i in range(4):
@@ -172,8 +170,8 @@ def test_calibration_turns_anchor_support_on_only_where_it_recalls_more() -> Non
 
 def test_a_set_may_require_only_part_of_the_anchors_where_names_are_translated() -> None:
     # "Суперкубок" is "Super Bowl" in the German text: translated, not transliterated
-    text = "Im Super Bowl gab die Verteidigung der Panthers nur 308 Punkte ab."
-    r = _retrieval("Сколько очков уступила защита Пэнтерс в Суперкубке?", "ru", [(text, 0.2)])
+    text = "Im Super Bowl kassierte die Mannschaft der Panthers nur 308 Tore."
+    r = _retrieval("Сколько мячей пропустила команда Пэнтерс в Суперкубке?", "ru", [(text, 0.2)])
     r = replace(r, owner_langs=(("de", 240),), candidates=[replace(r.candidates[0], lang="de")])
     staged = FilterParams(
         0.25, 0.01, 0.1, 1, 1.0, answer_window=2, focus_words=0, anchor_support=True

@@ -400,19 +400,19 @@ def test_a_code_has_letters_that_are_not_a_word(surface: str) -> None:
 
 
 def test_a_numeral_compound_of_the_passage_holds_its_number_and_words() -> None:
-    needs = _needs("Wie viele Zylinder hat der Motor?", "de")
-    text = "Der Motor ist ein 5-Zylinder-Zweitaktmotor aus Schweden."
+    needs = _needs("Wie viele Zylinder hat der Gabelstapler?", "de")
+    text = "Der Gabelstapler der Halle C fährt mit einem 4-Zylinder-Dieselmotor aus Brünn."
     a = assess(text, "de", needs, 2, True)
     assert a.answers, a.as_dict()
-    assert a.type_token == "5"
+    assert a.type_token == "4"
 
 
 @pytest.mark.parametrize(
     ("lang", "question", "passage"),
     [
-        ("de", "Wann veröffentlichte Hutton eine 2-bändige Version?", "Hutton gab 1795 2 Bände heraus."),
-        ("de", "Wer spielte den Doctor in den 70ern?", "In den frühen 1970ern spielte ihn Trevor Martin."),
-        ("ru", "Кто играл Доктора в 70-х годах?", "В начале 1970-х годов Доктора играл Тревор Мартин."),
+        ("de", "Wann erschien das 2-bändige Lagerhandbuch?", "Das Lagerhandbuch erschien 2019 in 2 Bänden."),
+        ("de", "Wer leitete das Lager in den 70ern?", "In den frühen 1970ern leitete es Karl Brandt."),
+        ("ru", "Кто руководил складом в 70-х годах?", "В начале 1970-х годов складом руководил Иван Петров."),
         ("cs", "Kdo vede 5členný tým?", "Tým o 5 lidech vede Jana Malá."),
         ("en", "Who led the 3-day strike?", "The strike lasted 3 days and was led by Ann Lee."),
     ],
@@ -433,14 +433,14 @@ def test_a_numeral_compound_of_the_question_is_a_number_need(
 @pytest.mark.parametrize(
     ("lang", "sentence", "span"),
     [
-        ("de", "In der Nähe war das Sommertheater von 1870 bis 1939 in Betrieb.", (1870, 1939)),
+        ("de", "Das alte Lagerhaus am Hafen war von 1870 bis 1939 als Kornspeicher genutzt.", (1870, 1939)),
         ("de", "Die Rate war zwischen 1995 und 2000 am höchsten.", (1995, 2000)),
         ("cs", "Letní divadlo fungovalo od roku 1870 do roku 1939.", (1870, 1939)),
-        ("cs", "Z českých zemí bylo v letech 1941-1945 deportováno přes 81.000 Židů.", (1941, 1945)),
-        ("ru", "Летний театр работал с 1870 по 1939 гг.", (1870, 1939)),
-        ("ru", "Алжир потерял от 30 до 50 тысяч жителей в 1620—21 годах.", (1620, 1621)),
-        ("en", "The summer theatre was in operation from 1870 to 1939.", (1870, 1939)),
-        ("en", "He was premier in 1922–26.", (1922, 1926)),
+        ("cs", "Sklárna v Kamenné Lhotě v letech 1941-1945 nevyráběla žádné sklo.", (1941, 1945)),
+        ("ru", "Старый склад у реки работал с 1870 по 1939 гг.", (1870, 1939)),
+        ("ru", "Склад потерял от 30 до 50 тонн зерна в 1620—21 годах.", (1620, 1621)),
+        ("en", "The old warehouse by the river was in use from 1870 to 1939.", (1870, 1939)),
+        ("en", "She ran the depot in 1922–26.", (1922, 1926)),
     ],
 )  # fmt: skip
 def test_a_span_of_years_is_a_duration(lang: str, sentence: str, span: tuple[int, int]) -> None:
@@ -463,16 +463,16 @@ def test_numbers_that_are_no_span_of_years(lang: str, sentence: str) -> None:
 
 
 def test_how_long_is_answered_by_a_span_of_years() -> None:
-    needs = _needs("Wie lange war das Sommertheater in Betrieb?", "de")
-    text = "In der Nähe, im Sächsischen Garten, war das Sommertheater von 1870 bis 1939 in Betrieb."
+    needs = _needs("Wie lange war das alte Lagerhaus in Betrieb?", "de")
+    text = "Am Fluss, neben dem Hafen, war das alte Lagerhaus von 1870 bis 1939 als Kornspeicher genutzt."
     a = assess(text, "de", needs, 2, True)
     assert a.answers, a.as_dict()
     assert a.type_token == "von 1870 bis 1939"
 
 
 def test_a_shortened_last_year_of_a_span_is_that_year() -> None:
-    needs = _needs("Сколько людей погибло от чумы в Алжире с 1620 по 1621 год?", "ru")
-    text = "Алжир потерял от 30 до 50 тысяч жителей из-за чумы в 1620—21 годах."
+    needs = _needs("Сколько зерна потерял склад в Твери с 1620 по 1621 год?", "ru")
+    text = "Склад в Твери потерял от 30 до 50 тонн зерна из-за сырости в 1620—21 годах."
     a = assess(text, "ru", needs, 2, True)
     assert {r["word"]: r["matched_by"] for r in a.required}["1621"] == "lemma", a.as_dict()
 
@@ -503,8 +503,8 @@ def test_an_ordinal_word_does_not_answer_how_many() -> None:
 @pytest.mark.parametrize(
     ("lang", "question", "passage"),
     [
-        ("de", "Welches Team wurde von der MLS gesperrt?", "Chivas wurde nach der MLS-Saison 2014 gesperrt."),
-        ("de", "Wer gewann den Super Bowl XLIX?", "Sie schlugen den Super Bowl XLIX-Champion, die Patriots."),
+        ("de", "Welcher Lieferant wurde von der DHL gesperrt?", "Novak wurde nach der DHL-Prüfung 2014 gesperrt."),
+        ("de", "Wer gewann den Pokal XLIX?", "Sie schlugen den Pokal XLIX-Sieger, die Falken."),
         ("cs", "Kde sídlí IT oddělení?", "IT-oddělení sídlí ve druhém patře."),
     ],
 )  # fmt: skip
@@ -526,7 +526,7 @@ def test_a_code_is_one_word() -> None:
         ("V Německu probíhají volby.", "Volby podpořilo i Německo.", True),
         ("V Německu probíhají volby.", "Kandidáti neměli rovné podmínky pro volby.", False),
         ("Bomby se našly v Indonésii.", "Bomby se našly na indonéském ostrově.", True),
-        ("Žulawski se narodil v Rakousku.", "Žulawski zemřel na rakovinu.", False),
+        ("Dvořák se narodil v Rakousku.", "Dvořák zemřel na rakovinu.", False),
     ],
 )
 def test_a_czech_name_stands_as_its_adjective_not_as_any_word_of_its_letters(
@@ -534,16 +534,16 @@ def test_a_czech_name_stands_as_its_adjective_not_as_any_word_of_its_letters(
 ) -> None:
     needs = _needs(claim, "cs")
     a = assess(passage, "cs", needs, 2, True)
-    by = {r["word"]: r["matched_by"] for r in a.required if r["word"] != "Žulawski"}
+    by = {r["word"]: r["matched_by"] for r in a.required if r["word"] != "Dvořák"}
     assert all(by.values()) is matched, a.as_dict()
 
 
 def test_a_token_only_the_title_holds_is_not_absent() -> None:
-    needs = _needs("Wie alt war Manning, als er im Super Bowl 50 spielte?", "de", absent=("50",))
+    needs = _needs("Wie alt war Novak, als er im Hallenpokal 50 spielte?", "de", absent=("50",))
     assert needs.absent == ("50",)
-    text = "Mit 39 Jahren ist Manning der älteste Quarterback, der je in einem Super Bowl spielte."
+    text = "Mit 39 Jahren ist Novak der älteste Torwart, der je in einem Hallenpokal spielte."
     assert assess(text, "de", needs, 2, False).reason == "absent"
-    a = assess(text, "de", needs, 2, False, title="Super Bowl 50")
+    a = assess(text, "de", needs, 2, False, title="Hallenpokal 50")
     assert a.reason is None, a.as_dict()
 
 

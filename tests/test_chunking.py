@@ -159,10 +159,9 @@ SENTENCE_CASES = [
     # An ordinal's period ends no sentence, though German follows it by a capital; a function
     # word after a number opens one; a number an abbreviation counts is a cardinal.
     (
-        "Die Bewegung begann Mitte des 18. Jahrhunderts innerhalb der Church of England. Sie "
-        "wuchs.",
+        "Die Glashütte entstand Mitte des 18. Jahrhunderts am Rand der Stadt Brünn. Sie wuchs.",
         [
-            "Die Bewegung begann Mitte des 18. Jahrhunderts innerhalb der Church of England.",
+            "Die Glashütte entstand Mitte des 18. Jahrhunderts am Rand der Stadt Brünn.",
             "Sie wuchs.",
         ],
     ),

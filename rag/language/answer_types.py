@@ -445,11 +445,13 @@ _DATE_WORDS = _table(
     stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października
     listopada grudnia poniedziałek wtorek środa czwartek piątek sobota niedziela
     januar februar märz april mai juni juli august september oktober november dezember
-    montag dienstag mittwoch donnerstag freitag samstag sonntag jahrhundert
+    montag dienstag mittwoch donnerstag freitag samstag sonntag jahrhundert jahrhunderts
+    jahrhunderten jahrtausend jahrtausends tisíciletí
     января февраля марта апреля мая июня июля августа сентября октября ноября декабря
-    понедельник вторник среда четверг пятница суббота воскресенье век веке
+    понедельник вторник среда четверг пятница суббота воскресенье век века веке веку веков
+    тысячелетие тысячелетия
     january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday century daily weekly today
+    monday tuesday wednesday thursday friday saturday sunday century centuries daily weekly today
     tomorrow morning evening noon"""
 )
 # Lemmas that name a person or a body of people without a proper name.
