@@ -237,6 +237,8 @@ def random_set(seed: int, texts: bool = False) -> tuple[list[Case], list[Retriev
                 rng.shuffle(present)
                 sentences = [" a ".join(present[i : i + rng.randint(1, 2)]) for i in (0, 2)]
                 c.text = " ".join(f"Tady je {x}." for x in sentences if x) or "Nic tu není."
+                # chunks of one source are one document's: the document rule has siblings
+                c.document_id = 1000 + int(c.source_id[1:])
             cands.append(c)
         # the gold source is mostly among the candidates, at a random position
         gold = (
@@ -251,6 +253,7 @@ ANSWERABILITY_GRID = {
     "answer_window": (1, 2),
     "focus_words": (1, 2),
     "paraphrase_max_distance": (0.0, 0.2),
+    "document_rule": (False, True),
 }
 
 
@@ -322,15 +325,19 @@ def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(engine: E
     s = sweep(cases, rs, grid, folds=3)
     seen: dict[str, set[Any]] = {k: set() for k in ANSWERABILITY_GRID}
     outcomes = set()
+    documented = False
     for i in random.Random(2).sample(range(len(s)), 120):
         p = s.params(i)
-        f = score(engine, "r", cases, rs, p).figures
+        report = score(engine, "r", cases, rs, p)
+        f = report.figures
         assert s.figures(i).as_dict() == f.as_dict(), p
+        documented |= any(e["rule"] == "document" for r in report.results for e in r.evidence)
         for k in seen:
             seen[k].add(getattr(p, k))
         outcomes.add((f.recalled, f.false_answers))
     assert all(len(v) == 2 for v in seen.values()), seen
     assert len(outcomes) > 5  # the knobs change what passes
+    assert documented, "no setting admitted a candidate by the document rule"
 
 
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
@@ -362,6 +369,7 @@ BASE = {
     "focus_words": 2,
     "answer_window": 2,
     "require_answer_type": 1,
+    "document_rule": 0,
     "anchor_support": False,  # set per sweep (Sweep.fixed), not per block
     "anchor_min_share": 1.0,
 }

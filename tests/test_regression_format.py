@@ -40,6 +40,7 @@ KNOWN_TAGS = frozenset(
         "split-evidence",
         "how-to",
         "near-duplicate",
+        "later-chunk",
     }
 )
 # Tags that only make sense on one side of the answer/not_found divide.

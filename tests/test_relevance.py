@@ -4,8 +4,11 @@ prefix credit, the rare-word limit, the supported-vector and known-topic rules. 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from rag.language.keys import analyze, search_keys
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.search.relevance import FilterParams, idf, judge
 from rag.search.retrieve import Candidate, Retrieval
@@ -137,3 +140,76 @@ def test_close_vector_rule_table(
     assert tuple(j.passed for j in judged) == passed
     assert all(j.rule == "vector" for j in judged if j.passed)
     assert judged[1].margin == pytest.approx(second - first)
+
+
+# The document rule. A manual of our own: the chunk that names the device and the chunk on its
+# battery are two chunks of one document.
+MANUAL_INTRO = (
+    "Čtečka KOS 7 slouží k evidenci palet ve skladu. Před prvním použitím ji nechte nabít a "
+    "připojte ji k síti skladu."
+)
+MANUAL_BATTERY = (
+    "Plně nabitá baterie vydrží asi osm hodin provozu. Nabíjení v držáku trvá dvě hodiny."
+)
+DOCUMENT_RULE = FilterParams(
+    vector_max_distance=0.12,
+    vector_margin=0.05,
+    rare_df=0.5,
+    rare_min_chunks=1,
+    min_coverage=0.99,
+    answer_window=2,
+    focus_words=1,
+    document_rule=True,
+)
+
+
+TITLES = {1: "Návod ke čtečce KOS 7", 2: "Poznámky ke čtečce KOS 7"}
+
+
+def _chunks_retrieval(question: str, chunks: list[tuple[int, str, float]]) -> Retrieval:
+    """A retrieval over hand-written chunks (document id, text, distance) with their documents'
+    titles, keyed as the database keys them: a candidate's matched keys are the question's keys
+    its text holds, and a key's df counts the chunks holding it."""
+    q = query_keys(question, "cs")
+    held = [{k for t in analyze(text, "cs") for k in search_keys(t)} for _, text, _ in chunks]
+    asked = {k for w in q.all_words for k in w.keys}
+    cands = [
+        Candidate(
+            i, doc, f"doc{doc}", TITLES[doc], text, "cs", i, 1.0, i, dist, 0.0, sorted(asked & keys)
+        )
+        for i, ((doc, text, dist), keys) in enumerate(zip(chunks, held, strict=True), 1)
+    ]
+    key_df = {k: sum(k in keys for keys in held) for k in asked}
+    return Retrieval(question, q, cands, key_df, len(chunks), {})
+
+
+def test_the_document_rule_admits_the_chunk_that_answers_beside_the_one_that_names() -> None:
+    question = "Jak dlouho vydrží baterie čtečky KOS 7?"
+    r = _chunks_retrieval(question, [(1, MANUAL_INTRO, 0.10), (1, MANUAL_BATTERY, 0.16)])
+    intro, battery = judge(r, DOCUMENT_RULE)
+    # the close chunk names the device but holds no duration; the battery chunk is too far off
+    # for any rule of its own, and its window answers (the title names the device)
+    assert intro.rule == "vector" and not intro.passed and intro.answer.reason in ("type", "focus")
+    assert battery.passed and battery.rule == "document"
+    assert battery.answer is not None and battery.answer.answers
+    # off, the far chunk stays out; a search judges it alike without every window
+    assert not judge(r, replace(DOCUMENT_RULE, document_rule=False))[1].passed
+    lazy = judge(r, DOCUMENT_RULE, complete=False)
+    assert [(j.passed, j.rule) for j in lazy] == [(j.passed, j.rule) for j in (intro, battery)]
+
+
+def test_the_document_rule_needs_the_same_document_and_an_answering_window() -> None:
+    question = "Jak dlouho vydrží baterie čtečky KOS 7?"
+    # the battery chunk in another document: its window answers (that title names the device
+    # too), but no rule admits a chunk of that document
+    r = _chunks_retrieval(question, [(1, MANUAL_INTRO, 0.10), (2, MANUAL_BATTERY, 0.16)])
+    intro, battery = judge(r, DOCUMENT_RULE)
+    assert battery.answer is not None and battery.answer.answers
+    assert (intro.passed, battery.passed) == (False, False)
+    # the right document, but a question whose focus word no window holds
+    asked = "Jak dlouho vydrží baterie čtečky KOS 7 v mrazáku?"
+    r = _chunks_retrieval(asked, [(1, MANUAL_INTRO, 0.10), (1, MANUAL_BATTERY, 0.16)])
+    assert [j.passed for j in judge(r, DOCUMENT_RULE)] == [False, False]
+    # no chunk of the document admitted by a rule: none stands for the other
+    r = _chunks_retrieval(question, [(1, MANUAL_INTRO, 0.2), (1, MANUAL_BATTERY, 0.16)])
+    assert [j.passed for j in judge(r, DOCUMENT_RULE)] == [False, False]

@@ -128,18 +128,31 @@ def sweep(
         "answer_window",
         "focus_words",
         "require_answer_type",
+        "document_rule",
     )
 
     def thresholds(
-        key: tuple[Any, ...], margin: float, cov_min: float, sd: float, sc: float, pd: float
+        key: tuple[Any, ...],
+        margin: float,
+        cov_min: float,
+        sd: float,
+        sc: float,
+        pd: float,
+        by_document: bool = False,
     ) -> np.ndarray:
         cov, sup, answers, paraphrase = judged[key]
         near = a.margin <= margin  # nan margin: never
         fixed = (cov > cov_min) | (near & (a.dist <= sd) & (sup >= sc))
+        # the distance at which a rule admits the candidate, before its window is read
+        ruled = np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
         # The answerability gate: a window that does not answer keeps a candidate out at any
         # distance, unless a close vector may stand in for its missing focus words.
         gate = answers | (paraphrase & near & (a.dist <= pd))
-        return np.where(gate, np.where(fixed, -np.inf, np.where(near, a.dist, np.inf)), np.inf)
+        t = np.where(gate, ruled, np.inf)
+        if by_document:
+            # a window that answers passes once a rule admits a chunk of its document
+            t = np.minimum(t, np.where(answers, a.document_min(ruled), np.inf))
+        return t
 
     def word_key(
         rdf: float, rmc: int, mode: str, credit: float, answer: tuple[int, int, bool]
@@ -188,16 +201,19 @@ def sweep(
     answers = list(
         itertools.product(grid.answer_window, grid.focus_words, grid.require_answer_type)
     )
+    document_rules = grid.document_rule
     for rdf, rmc, mode, credit, answer in itertools.product(
         grid.rare_df, grid.rare_min_chunks, grid.coverage_mode, grid.prefix_credit, answers
     ):
         key = word_key(rdf, rmc, mode, credit, answer)
         # Without the stage, or with no focus word to miss, the paraphrase rule is moot.
         pds = (0.0,) if answer[0] == 0 else paraphrases
-        for margin, cov_min, (sd, sc), pd in itertools.product(
-            grid.vector_margin, grid.min_coverage, support_rules, pds
+        # without the stage no window is read: the document rule would admit on words alone
+        drs = (False,) if answer[0] == 0 else document_rules
+        for margin, cov_min, (sd, sc), pd, dr in itertools.product(
+            grid.vector_margin, grid.min_coverage, support_rules, pds, drs
         ):
-            ck = (key, margin, cov_min, sd, sc, pd)
+            ck = (key, margin, cov_min, sd, sc, pd, dr)
             if (ck, tuple(topic_rules)) not in first:
                 store(ck, topic_rules)
             for j, (td, tk) in enumerate(topic_rules):
@@ -215,15 +231,25 @@ def sweep(
                         tk,
                         pd,
                         *answer,
+                        dr,
                         first[(ck, tuple(topic_rules))] + j,
                     )
                 )
-    for p in also:
+    # A setting in ``also`` joins as it is and with each document rule the grid sweeps: a
+    # profile fitted before the rule existed meets it at its own thresholds.
+    extra = [
+        (p, dr)
+        for p in also
+        for dr in dict.fromkeys(
+            (p.document_rule, *grid.document_rule) if p.answer_window > 0 else (False,)
+        )
+    ]
+    for p, dr in extra:
         answer = (p.answer_window, p.focus_words, p.require_answer_type)
         key = word_key(p.rare_df, p.rare_min_chunks, p.coverage_mode, p.prefix_credit, answer)
         sd = p.support_max_distance if p.support_max_distance > 0 else 0.0
         pd = max(p.paraphrase_max_distance, 0.0)
-        ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage, pd)
+        ck = (key, p.vector_margin, p.min_coverage, sd, p.support_min_coverage, pd, dr)
         rule = [(max(p.topic_max_distance, 0.0), p.topic_min_known)]
         store(ck, rule)
         rows.append(
@@ -239,6 +265,7 @@ def sweep(
                 *rule[0],
                 pd,
                 *answer,
+                dr,
                 len(stored) - 1,
             )
         )
@@ -262,6 +289,7 @@ def sweep(
                 v["support_max_distance"],
                 v["support_min_coverage"],
                 v["paraphrase_max_distance"],
+                bool(v["document_rule"]),
             ),
             a,
             dists,

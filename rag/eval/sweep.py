@@ -43,6 +43,7 @@ KNOBS: tuple[tuple[str, int], ...] = (
     ("focus_words", -1),
     ("answer_window", 1),
     ("require_answer_type", -1),
+    ("document_rule", 1),
 )
 MODES = ("count", "idf")  # simpler first
 NEAR_QUANTILES = (30, 55, 80)
@@ -76,6 +77,8 @@ class Grid:
     focus_words: tuple[int, ...] = (1, 2)
     paraphrase_max_distance: tuple[float, ...] = ()  # 0 and the closer quantiles (near_axis)
     require_answer_type: tuple[bool, ...] = (True,)
+    # off, and on: another chunk of a candidate's document admitted by a rule stands for its own
+    document_rule: tuple[bool, ...] = (False, True)
     # one value per sweep (rag.eval.relation_fit sweeps an other-language relation with each)
     anchor_support: bool = False
     anchor_min_share: float = 1.0
@@ -150,8 +153,9 @@ class Sweep:
         for k in ("answer_window", "focus_words"):
             if k in v:
                 v[k] = int(v[k])
-        if "require_answer_type" in v:
-            v["require_answer_type"] = bool(v["require_answer_type"])
+        for k in ("require_answer_type", "document_rule"):
+            if k in v:
+                v[k] = bool(v[k])
         return FilterParams(**{**v, **self.fixed})
 
     def _folds(self, folds: Sequence[int] | None) -> list[int]:
@@ -225,6 +229,19 @@ class CaseArrays:
     fold: np.ndarray
     gold_rows: np.ndarray  # answerable-row and column of every gold candidate, row-major
     gold_cols: np.ndarray
+    # the candidates grouped by (case, document): flat indices in group order, group starts
+    doc_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    doc_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def document_min(self, t: np.ndarray) -> np.ndarray:
+        """Per candidate, the least of ``t`` over the candidates of its document in its case
+        (``inf`` where no candidate)."""
+        out = np.full(t.size, np.inf)
+        if len(self.doc_order):
+            mins = np.minimum.reduceat(t.ravel()[self.doc_order], self.doc_starts)
+            sizes = np.diff(np.r_[self.doc_starts, len(self.doc_order)])
+            out[self.doc_order] = np.repeat(mins, sizes)
+        return out.reshape(t.shape)
 
 
 def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: int) -> CaseArrays:
@@ -233,15 +250,24 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
     dist, margin = np.full((q, k), np.nan), np.full((q, k), np.nan)
     known = np.zeros(q)
     gold = np.zeros((q, k), dtype=bool)
+    doc = np.full((q, k), -1, dtype=np.int64)
     probe = FilterParams(0.0, 0.0, 0.0, 0, 1.0)
     for i, (case, r) in enumerate(zip(cases, retrievals, strict=True)):
         for j, (c, judgement) in enumerate(zip(r.candidates, judge(r, probe), strict=True)):
             if judgement.distance is not None and judgement.margin is not None:
                 dist[i, j], margin[i, j] = judgement.distance, judgement.margin
             gold[i, j] = c.source_id in case.expect
+            doc[i, j] = c.document_id
             known[i] = judgement.known
     answerable = np.array([c.answerable for c in cases], dtype=bool)
     rows, cols = np.nonzero(gold[answerable])
+    present = np.flatnonzero(doc.ravel() >= 0)
+    row_of = present // k
+    order = present[np.lexsort((doc.ravel()[present], row_of))]
+    keyed = np.stack([order // k, doc.ravel()[order]], axis=1)
+    starts = (
+        np.flatnonzero(np.r_[True, (keyed[1:] != keyed[:-1]).any(axis=1)]) if len(order) else order
+    )
     return CaseArrays(
         dist,
         margin,
@@ -250,6 +276,8 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
         np.array([fold_of(c.id, folds) for c in cases], dtype=int),
         rows,
         cols,
+        order,
+        starts,
     )
 
 

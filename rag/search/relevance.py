@@ -30,6 +30,12 @@ Three rules, any suffices:
   answer but speaks the corpus's vocabulary; an off-topic question ("Jaké je počasí na Marsu?")
   does not, however close its nearest vector happens to be.
 
+* the document (``document_rule``, with the answerability stage): a candidate no rule above
+  admits passes when one of them admits another chunk of its document and its own evidence
+  window answers the question. The admitted chunk says the document speaks of the question;
+  the answer may sit in the next chunk (a manual's battery paragraph after the one naming the
+  device). Its rule reads ``document``.
+
 Coverage is either a count (``coverage_mode = "count"``: each word weighs 1) or idf-weighted
 (``"idf"``: each word weighs its BM25 idf in the owner's chunks; a word absent from the corpus has
 the largest idf). A word matched by its lemma or stem key earns full credit; one matched only by
@@ -45,8 +51,8 @@ from typing import Any
 from rag.language.answer_types import AnswerType, answer_type
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
-from rag.search.answerability import Answerability, assess, question_needs
-from rag.search.retrieve import Retrieval
+from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
+from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 
 
@@ -75,6 +81,9 @@ class FilterParams:
     # with it, a window holding this share of the anchors (and the answer type; 0: the type
     # alone) stands in for required names and codes the answerability stage missed by its keys
     anchor_min_share: float = 1.0
+    # a candidate no rule admits passes when another chunk of its document is admitted by a
+    # rule (the document speaks of the question) and its own window answers the question
+    document_rule: bool = False
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
@@ -218,15 +227,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
                 )
                 continue
         if needs is not None:
-            answer = assess(
-                c.text,
-                c.lang,
-                needs,
-                params.answer_window,
-                params.require_answer_type,
-                params.prefix_credit,
-                c.title,
-            )
+            answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
             matched &= answer.window_keys
         evidence = [
@@ -283,7 +284,50 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
                 passed, rule, c.distance, margin, coverage, evidence, support, known, answer, held
             )
         )
+    if params.document_rule and needs is not None:
+        _by_document(retrieval, judgements, needs, params)
     return judgements
+
+
+def _by_document(
+    retrieval: Retrieval, judgements: list[Judgement], needs: QuestionNeeds, params: FilterParams
+) -> None:
+    """Admit, by rule ``document``, a candidate that no rule admits but whose own window answers
+    the question, when a rule admits another chunk of its document.
+
+    Chunk boundaries are the chunker's, not the author's: a manual's paragraph on a device's
+    battery may follow the chunk that names the device, and a report's budget the chunk that
+    names the project. The admitted chunk says the document speaks of the question; the
+    answerability checks (required tokens, focus words, the answer type) are the candidate's own.
+    """
+    spoken = {
+        c.document_id
+        for c, j in zip(retrieval.candidates, judgements, strict=True)
+        if j.rule is not None and "document" not in j.rule
+    }
+    for i, (c, j) in enumerate(zip(retrieval.candidates, judgements, strict=True)):
+        if j.rule is not None or c.document_id not in spoken:
+            continue
+        answer = j.answer if j.answer is not None else _window(c, needs, params)
+        if answer.answers:
+            judgements[i] = replace(
+                j, passed=True, rule="document", answer=answer, window_checked=True
+            )
+        elif j.answer is None:
+            judgements[i] = replace(j, answer=answer, window_checked=True)
+
+
+def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
+    """The candidate's best evidence window, checked against the question's needs."""
+    return assess(
+        c.text,
+        c.lang,
+        needs,
+        params.answer_window,
+        params.require_answer_type,
+        params.prefix_credit,
+        c.title,
+    )
 
 
 def _shares(

@@ -9,6 +9,8 @@ const RULES = {
   support: "význam podpořený slovy otázky",
   topic: "blízký význam k tématu korpusu",
   paraphrase: "velmi blízký význam místo chybějících slov",
+  document: "jiná část téhož dokumentu mluví o otázce, tato na ni odpovídá",
+  anchors: "jména, čísla a kódy z otázky",
 };
 const ANSWER_TYPES = {
   number: "číslo", amount: "částka", date: "datum nebo čas", time: "čas", duration: "doba",
