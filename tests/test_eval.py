@@ -128,6 +128,30 @@ def test_noanswer_questions_expect_nothing_whatever_relevant_says(tmp_path: Path
     assert [c.expect for c in load_questions(q, noanswer=True)] == [(), ()]
 
 
+def test_questions_are_tagged_by_a_field_of_their_records(tmp_path: Path) -> None:
+    q = tmp_path / "q.jsonl"
+    q.write_text(
+        '{"id": "1", "question": "Praha leží na Vltavě.", "relevant": ["d1"], "answer": "SUPPORTS"}\n'
+        '{"id": "2", "question": "Brno leží na Vltavě.", "relevant": ["d1"], "answer": "REFUTES"}\n'
+        '{"id": "3", "question": "Plzeň leží na Berounce.", "relevant": []}\n',
+        encoding="utf-8",
+    )
+    assert [c.tags for c in load_questions(q, tag_by="answer")] == [
+        ("answer=SUPPORTS",),
+        ("answer=REFUTES",),
+        ("answer=none",),
+    ]
+    assert [c.tags for c in load_questions(q, noanswer=True, tag_by="answer")][0] == (
+        "no-answer",
+        "answer=SUPPORTS",
+    )
+    assert all(c.tags == () for c in load_questions(q))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "1", "question": "Kde?", "relevant": [], "answer": 3}\n', "utf-8")
+    with pytest.raises(CorruptInput, match=r'bad.jsonl:1: "answer" must be a non-empty string'):
+        load_questions(bad, tag_by="answer")
+
+
 # --- metrics ---------------------------------------------------------------------------------------
 
 

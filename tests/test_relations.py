@@ -253,6 +253,23 @@ def test_eval_pairs_a_parallel_corpus_from_the_command_line(
     # German and Czech questions over Russian paragraphs: both in the other-language relation
     assert {r["relation"] for r in data["failures"]} <= {"other"}
     assert set(data["langs"]) == {"de", "cs"}
+    # figures per value of a field of the question records (none here: no record has one)
+    code, out, err = run(
+        settings,
+        *common,
+        "--noanswer",
+        str(probes),
+        "--map-gold",
+        "x-de-=x-ru-",
+        "--tag-by",
+        "answer",
+        "--json",
+    )
+    assert code == 0, err
+    tags = json.loads(out)["tags"]
+    assert (tags["answer=none"]["cases"], tags["no-answer"]["cases"]) == (2, 1)
+    code, _, err = run(settings, "eval", "--tag-by", "answer")
+    assert code == 2 and "--tag-by reads a field of --questions' records" in err
 
 
 # --- the engine and calibration on a real database --------------------------------------------------

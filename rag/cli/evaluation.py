@@ -53,6 +53,14 @@ def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             help="Keep only this half of the cases (SHA-1 of the id's last hyphen-separated "
             "part; XQuAD questions fall on the same side in every language).",
         ),
+        click.option(
+            "--tag-by",
+            "tag_by",
+            metavar="FIELD",
+            help="Tag each --questions case with FIELD=value, the value of that string field of "
+            "its record (ctkfacts' answer: answer=SUPPORTS, answer=REFUTES); figures are "
+            "reported per tag.",
+        ),
         click.option("--name", help="Name of the set in reports and in the owner name."),
         click.option(
             "--owner", help="Run against this existing owner instead of ingesting the corpus."
@@ -88,6 +96,7 @@ def evalset_from(
     name: str | None,
     gold_map: tuple[tuple[str, str], ...] = (),
     split: str | None = None,
+    tag_by: str | None = None,
 ) -> Any:
     from rag.eval.sets import external_set, regression_set, split_set
 
@@ -96,10 +105,14 @@ def evalset_from(
             raise click.UsageError("--set and --questions/--noanswer exclude each other")
         if corpus is None or corpus.is_dir():
             raise click.UsageError("--questions/--noanswer need --corpus DOCS.jsonl")
-        evalset = external_set(corpus, questions, noanswer, name, gold_map)
+        evalset = external_set(corpus, questions, noanswer, name, gold_map, tag_by)
     else:
         if gold_map:
             raise click.UsageError("--map-gold rewrites --questions' relevant ids; add --questions")
+        if tag_by:
+            raise click.UsageError(
+                "--tag-by reads a field of --questions' records; add --questions"
+            )
         evalset = regression_set(set_path, corpus)
         if name:
             evalset.name = name
@@ -152,6 +165,7 @@ def retrieved_set(
         opts["name"],
         opts["gold_map"],
         opts["split"],
+        opts["tag_by"],
     )
     if opts["profile"]:
         app.settings = app.settings.replace(profile=str(opts["profile"]))

@@ -145,12 +145,25 @@ def load_cases(path: Path) -> list[Case]:
     return _unique(cases, path)
 
 
-def load_questions(path: Path, *, noanswer: bool = False) -> list[Case]:
-    """Read external questions ``{"id", "question", "relevant"}``; ``noanswer`` expects none."""
+def load_questions(path: Path, *, noanswer: bool = False, tag_by: str | None = None) -> list[Case]:
+    """Read external questions ``{"id", "question", "relevant"}``; ``noanswer`` expects none.
+
+    ``tag_by``: each case is tagged ``FIELD=value`` with its record's string field (a record
+    without it, ``FIELD=none``), so that figures are reported per value.
+
+    Raises:
+        CorruptInput: a line is not a valid question, or its ``tag_by`` field is not a string.
+    """
     cases = []
     for where, rec in _read_jsonl(path):
         relevant = () if noanswer else _strings(rec.get("relevant") or [], where, "relevant")
-        cases.append(Case(rec["id"], rec["question"], relevant, ("no-answer",) if noanswer else ()))
+        tags: tuple[str, ...] = ("no-answer",) if noanswer else ()
+        if tag_by:
+            value = rec.get(tag_by)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise CorruptInput(f'{where}: "{tag_by}" must be a non-empty string to tag by')
+            tags += (f"{tag_by}={'none' if value is None else value.strip()[:40]}",)
+        cases.append(Case(rec["id"], rec["question"], relevant, tags))
     return _unique(cases, path)
 
 
@@ -168,15 +181,17 @@ def external_set(
     noanswer: Sequence[Path] = (),
     name: str | None = None,
     gold_map: Sequence[tuple[str, str]] = (),
+    tag_by: str | None = None,
 ) -> EvalSet:
     """An external corpus with answerable and no-answer question files.
 
     Args:
         gold_map: (old, new) id prefixes: a ``relevant`` id starting with ``old`` gets ``new``
             instead (questions of a parallel corpus over this one).
+        tag_by: a field of the question records to tag each case by (:func:`load_questions`).
     """
-    cases = [map_gold(c, gold_map) for q in questions for c in load_questions(q)]
-    cases += [c for q in noanswer for c in load_questions(q, noanswer=True)]
+    cases = [map_gold(c, gold_map) for q in questions for c in load_questions(q, tag_by=tag_by)]
+    cases += [c for q in noanswer for c in load_questions(q, noanswer=True, tag_by=tag_by)]
     _unique(cases, "question files")
     default = docs.parent.name if docs.stem == "docs" else docs.stem
     return EvalSet(name or default, cases, [docs], None)
