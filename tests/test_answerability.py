@@ -75,6 +75,12 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("en", "How old is the glassworks?", "number"),
         ("de", "Wie alt ist die Fabrik?", "number"),
         ("cs", "Jak stará je sklárna?", "number"),
+        # "how many" counts, whatever the question pays ("kolik" and "сколько" ask for either,
+        # so their price cues decide, as above)
+        ("en", "How many days of paid leave does a driver get?", "number"),
+        ("en", "How many crowns does the canteen lunch cost?", "number"),
+        ("en", "How much was paid for the forklift?", "amount"),
+        ("de", "Wie viele Tage bezahlten Urlaub bekommt ein Fahrer?", "number"),
     ],
 )
 def test_the_interrogative_sets_the_answer_type(lang: str, question: str, expected: str) -> None:

@@ -221,6 +221,14 @@ PRICE_CUES: dict[str, frozenset[str]] = {
     "en": _table("cost costs pay paid price money sum"),
 }
 
+# "How many" asks for a count of things, never a sum, whatever else the question says ("How
+# many days of paid leave ...?"); Czech "kolik", Russian "сколько" and Polish "ile" ask for
+# either, so there the price cues decide. A sum answers a count too (its token is a number).
+COUNT_PHRASES: dict[str, frozenset[tuple[str, ...]]] = {
+    "en": frozenset({("how", "many")}),
+    "de": frozenset({("wie", "viele")}),
+}
+
 _NUMBER_WORDS = _table(
     """
     jeden jedna jedno jednoho jedné dva dvě dvou dvěma tři tří třech třemi čtyři čtyř čtyřech
@@ -523,7 +531,12 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
     if not untyped.isdisjoint(words[: first[0]]):
         return None  # "Что случается, когда ...": the typed word opens a clause of its own
     found: AnswerType | None = first[2]
-    if found == "number" and not PRICE_CUES.get(lang, frozenset()).isdisjoint(lemmas):
+    phrase = tuple(words[first[0] : first[0] - first[1]])
+    if (
+        found == "number"
+        and phrase not in COUNT_PHRASES.get(lang, frozenset())
+        and not PRICE_CUES.get(lang, frozenset()).isdisjoint(lemmas)
+    ):
         return "amount"
     return found
 
