@@ -217,6 +217,18 @@ def test_the_window_is_the_best_run_of_sentences_and_reported_by_offsets() -> No
     assert a.type_token == "mala"
 
 
+def test_of_windows_equal_on_the_checks_the_longer_one_is_the_answer() -> None:
+    text = "Sklad B stojí u brány. Klíče od skladu B má vrátný Novotný. Vrátnice je otevřená stále."
+    needs = _needs("Kdo má klíče od skladu B?", "cs")
+    a = assess(text, "cs", needs, 2, True)
+    assert a.answers, a.as_dict()
+    start, end = a.window  # type: ignore[misc]
+    # the second sentence alone passes every check; with a neighbour it ties, and the earlier
+    # of the two-sentence windows is taken
+    assert text[start:end] == "Sklad B stojí u brány. Klíče od skladu B má vrátný Novotný."
+    assert assess(text, "cs", needs, 1, True).window == (23, 59)
+
+
 def test_a_window_without_the_answer_type_does_not_answer() -> None:
     needs = _needs("Kolik stojí otevírací doba skladu v Třebíči?", "cs")
     a = assess(RECORD, "cs", needs, 2, True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,53 @@ def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
         3,
         False,
     )
+
+
+def test_the_extractive_answer_is_checked_for_the_answers_text(engine: Engine) -> None:
+    text = "Výdejní sklad v Třebíči otevírá v 7 hodin. V pátek zavírá v poledne."
+    gold = [replace(cand(1, "a", vec=1, dist=0.1), text=text)]
+    cases = [
+        Case("A", "a?", ("a",), (), "v 7 HODIN"),  # compared unaccented, in lower case
+        Case("B", "b?", ("a",), (), "v 8 hodin"),
+        Case("C", "c?", ("a",), (), "v poledne"),  # refused: no source, so no answer
+        Case("D", "d?", ("a",)),  # no answer text: not counted
+    ]
+    rs = [
+        retrieval(gold),
+        retrieval(gold),
+        retrieval([cand(1, "a", vec=1, dist=0.5)]),
+        retrieval(gold),
+    ]
+    report = score(engine, "x", cases, rs, VECTOR_ONLY)
+    assert [r.answer_held for r in report.results] == [True, False, False, None]
+    assert report.extractive() == {
+        "cases": 3,
+        "recalled": 2,
+        "held": 1,
+        "of_answerable": 1 / 3,
+        "of_recalled": 1 / 2,
+    }
+    assert report.as_dict()["extractive"]["held"] == 1
+    assert "extractive" not in score(engine, "x", cases[3:], rs[3:], VECTOR_ONLY).as_dict()
+
+
+def test_answer_text_is_read_from_the_named_field(tmp_path: Path) -> None:
+    q = tmp_path / "q.jsonl"
+    q.write_text(
+        '{"id": "1", "question": "Kdy?", "relevant": ["d1"], "answer": "v 7 hodin"}\n'
+        '{"id": "2", "question": "Kde?", "relevant": ["d1"]}\n',
+        encoding="utf-8",
+    )
+    assert [c.answer for c in load_questions(q, answer_field="answer")] == ["v 7 hodin", None]
+    assert [c.answer for c in load_questions(q)] == [None, None]
+    assert [c.answer for c in load_questions(q, noanswer=True, answer_field="answer")] == [
+        None,
+        None,
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "1", "question": "Kdy?", "relevant": ["d1"], "answer": ""}\n', "utf-8")
+    with pytest.raises(CorruptInput, match=r'bad.jsonl:1: "answer" must be the answer\'s text'):
+        load_questions(bad, answer_field="answer")
 
 
 def random_set(seed: int, texts: bool = False) -> tuple[list[Case], list[Retrieval]]:

@@ -61,6 +61,13 @@ def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             "its record (ctkfacts' answer: answer=SUPPORTS, answer=REFUTES); figures are "
             "reported per tag.",
         ),
+        click.option(
+            "--answer-field",
+            "answer_field",
+            metavar="FIELD",
+            help="The field of --questions' records that holds the answer's text (XQuAD's "
+            "answer): report how often the extractive answer holds it.",
+        ),
         click.option("--name", help="Name of the set in reports and in the owner name."),
         click.option(
             "--owner", help="Run against this existing owner instead of ingesting the corpus."
@@ -97,6 +104,7 @@ def evalset_from(
     gold_map: tuple[tuple[str, str], ...] = (),
     split: str | None = None,
     tag_by: str | None = None,
+    answer_field: str | None = None,
 ) -> Any:
     from rag.eval.sets import external_set, regression_set, split_set
 
@@ -105,7 +113,7 @@ def evalset_from(
             raise click.UsageError("--set and --questions/--noanswer exclude each other")
         if corpus is None or corpus.is_dir():
             raise click.UsageError("--questions/--noanswer need --corpus DOCS.jsonl")
-        evalset = external_set(corpus, questions, noanswer, name, gold_map, tag_by)
+        evalset = external_set(corpus, questions, noanswer, name, gold_map, tag_by, answer_field)
     else:
         if gold_map:
             raise click.UsageError("--map-gold rewrites --questions' relevant ids; add --questions")
@@ -166,6 +174,7 @@ def retrieved_set(
         opts["gold_map"],
         opts["split"],
         opts["tag_by"],
+        opts["answer_field"],
     )
     if opts["profile"]:
         app.settings = app.settings.replace(profile=str(opts["profile"]))
@@ -213,6 +222,14 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
     click.echo(f"  answer recall   {rate(f.answer_recall, f.recalled, f.answerable)}")
     click.echo(f"  false answers   {rate(f.false_answer_rate, f.false_answers, f.no_answer)}")
     click.echo(f"  false refusals  {rate(f.false_refusal_rate, f.refused, f.answerable)}")
+    held = report.extractive()
+    if held is not None:
+        click.echo(
+            f"  extractive answer holds the answer's text  "
+            f"{rate(held['of_answerable'], held['held'], held['cases'])}; "
+            f"of the cases answered with their gold source "
+            f"{rate(held['of_recalled'], held['held'], held['recalled'])}"
+        )
     tags = report.by_tag()
     if tags:
         click.echo("\nper tag            cases  recall  false-ans  hybrid hit@5")

@@ -18,6 +18,7 @@ from typing import Any
 
 from rag.answer.engine import Engine, Hit
 from rag.eval.sets import Case
+from rag.language.keys import unaccent
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval
 from rag.search.thresholds import Thresholds
@@ -58,6 +59,8 @@ class CaseResult:
     lang: str = ""  # the question's detected language
     relation: str = "same"  # its language relation to the corpus (rag.search.relations)
     thresholds: str = "same"  # the threshold set that judged it
+    # whether the extractive answer holds the case's answer text (None: the case gives none)
+    answer_held: bool | None = None
 
     @property
     def ok(self) -> bool:
@@ -76,6 +79,7 @@ class CaseResult:
             "lang": self.lang,
             "relation": self.relation,
             "thresholds": self.thresholds,
+            **({} if self.answer_held is None else {"answer_held": self.answer_held}),
             "evidence": self.evidence,
         }
 
@@ -136,6 +140,9 @@ def evaluate_case(
         passed = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:2]
         shown = first_gold + passed
     evidence = [_evidence(h, i) for i, h in shown] if outcome not in ("recalled",) else []
+    held = None
+    if case.answer is not None and case.answerable:
+        held = answer.status == "answered" and _folded(case.answer) in _folded(answer.answer)
     return CaseResult(
         case,
         ranks,
@@ -146,7 +153,13 @@ def evaluate_case(
         r.query.lang,
         result.relation,
         result.thresholds,
+        held,
     )
+
+
+def _folded(text: str) -> str:
+    """Text compared for the extractive-answer figure: unaccented, lower case, one space."""
+    return " ".join(unaccent(text).casefold().split())
 
 
 @dataclass
@@ -234,6 +247,22 @@ class Report:
         tags = sorted({t for r in self.results for t in r.case.tags})
         return {tag: _group([r for r in self.results if tag in r.case.tags]) for tag in tags}
 
+    def extractive(self) -> dict[str, Any] | None:
+        """How often the extractive answer (the first source's evidence window) holds the
+        answer's text, for cases whose set gives one; None when none does."""
+        rs = [r for r in self.results if r.answer_held is not None]
+        if not rs:
+            return None
+        held = sum(bool(r.answer_held) for r in rs)
+        recalled = sum(r.outcome == "recalled" for r in rs)
+        return {
+            "cases": len(rs),
+            "recalled": recalled,
+            "held": held,
+            "of_answerable": held / len(rs),
+            "of_recalled": held / recalled if recalled else None,
+        }
+
     def by_lang(self) -> dict[str, dict[str, Any]]:
         """Figures per detected question language, with the sets that judged them."""
         langs = sorted({r.lang for r in self.results})
@@ -257,6 +286,7 @@ class Report:
             "pipeline": self.figures.as_dict(),
             "tags": self.by_tag(),
             "langs": self.by_lang(),
+            **({} if (held := self.extractive()) is None else {"extractive": held}),
             "failures": [r.as_dict() for r in self.failures],
         }
 

@@ -67,6 +67,7 @@ class Case:
     question: str
     expect: tuple[str, ...]
     tags: tuple[str, ...] = ()
+    answer: str | None = None  # the answer's text, where the set gives it (``--answer-field``)
 
     @property
     def answerable(self) -> bool:
@@ -145,11 +146,18 @@ def load_cases(path: Path) -> list[Case]:
     return _unique(cases, path)
 
 
-def load_questions(path: Path, *, noanswer: bool = False, tag_by: str | None = None) -> list[Case]:
+def load_questions(
+    path: Path,
+    *,
+    noanswer: bool = False,
+    tag_by: str | None = None,
+    answer_field: str | None = None,
+) -> list[Case]:
     """Read external questions ``{"id", "question", "relevant"}``; ``noanswer`` expects none.
 
     ``tag_by``: each case is tagged ``FIELD=value`` with its record's string field (a record
-    without it, ``FIELD=none``), so that figures are reported per value.
+    without it, ``FIELD=none``), so that figures are reported per value. ``answer_field``: the
+    field holding the answer's text (XQuAD's ``answer``), kept for the extractive-answer figure.
 
     Raises:
         CorruptInput: a line is not a valid question, or its ``tag_by`` field is not a string.
@@ -163,7 +171,10 @@ def load_questions(path: Path, *, noanswer: bool = False, tag_by: str | None = N
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise CorruptInput(f'{where}: "{tag_by}" must be a non-empty string to tag by')
             tags += (f"{tag_by}={'none' if value is None else value.strip()[:40]}",)
-        cases.append(Case(rec["id"], rec["question"], relevant, tags))
+        answer = rec.get(answer_field) if answer_field and not noanswer else None
+        if answer is not None and (not isinstance(answer, str) or not answer.strip()):
+            raise CorruptInput(f'{where}: "{answer_field}" must be the answer\'s text')
+        cases.append(Case(rec["id"], rec["question"], relevant, tags, answer))
     return _unique(cases, path)
 
 
@@ -182,6 +193,7 @@ def external_set(
     name: str | None = None,
     gold_map: Sequence[tuple[str, str]] = (),
     tag_by: str | None = None,
+    answer_field: str | None = None,
 ) -> EvalSet:
     """An external corpus with answerable and no-answer question files.
 
@@ -189,8 +201,13 @@ def external_set(
         gold_map: (old, new) id prefixes: a ``relevant`` id starting with ``old`` gets ``new``
             instead (questions of a parallel corpus over this one).
         tag_by: a field of the question records to tag each case by (:func:`load_questions`).
+        answer_field: the field of the question records that holds the answer's text.
     """
-    cases = [map_gold(c, gold_map) for q in questions for c in load_questions(q, tag_by=tag_by)]
+    cases = [
+        map_gold(c, gold_map)
+        for q in questions
+        for c in load_questions(q, tag_by=tag_by, answer_field=answer_field)
+    ]
     cases += [c for q in noanswer for c in load_questions(q, noanswer=True, tag_by=tag_by)]
     _unique(cases, "question files")
     default = docs.parent.name if docs.stem == "docs" else docs.stem
@@ -208,7 +225,7 @@ def map_gold(case: Case, gold_map: Sequence[tuple[str, str]]) -> Case:
                 gold = new + gold[len(old) :]
                 break
         expect.append(gold)
-    return Case(case.id, case.question, tuple(expect), case.tags)
+    return Case(case.id, case.question, tuple(expect), case.tags, case.answer)
 
 
 SPLITS = ("dev", "test")

@@ -5,7 +5,10 @@ stage asks whether one candidate's *evidence window* answers it. The window is t
 1..``answer_window`` consecutive sentences of the chunk (the chunker's sentence splitter), the
 sentences' keys computed with the chunk's own key code (:func:`rag.language.keys.search_keys`). Windows
 are ranked by the checks they pass, then by the idf-weighted share of the question's content
-words they hold, then shorter and earlier first. The checks, all inside the window:
+words they hold, then longer and earlier first: the sentence that names the question's words is
+often next to the one that completes the answer ("... ein Elektrikunternehmen in Teslas Namen.
+Das Unternehmen installierte Lichtbogenbeleuchtungssysteme ..."), and the window is the
+extractive answer. The checks, all inside the window:
 
 * required tokens: every identifier ("ZX-4411"), number and proper name of the question, by its
   lemma or stem key (a code or number by its exact form). One that occurs nowhere in the owner's
@@ -508,7 +511,7 @@ def assess(
             held |= masks[j]
             type_ok = type_ok or typed[j]
             checks, cover = plan.window(held, titled, prefix_credit)
-            score = (checks + int(type_ok), cover, -(j - i), -i)
+            score = (checks + int(type_ok), cover, j - i, -i)
             if best is None or score > best[0]:
                 best = (score, i, j, type_ok)
     assert best is not None
