@@ -132,6 +132,37 @@ def test_anchors_stand_in_for_a_name_the_keys_miss_across_scripts() -> None:
     assert anchored.passed and anchored.answer is not None and anchored.answer.answers
 
 
+def test_the_document_rule_reads_anchors_alike_in_a_live_search_and_in_evaluation() -> None:
+    # Russian over German, one document in two chunks: the close one names the team but holds
+    # no number; the far one holds the number, and the type alone (share 0) stands in for the
+    # name the keys miss in another script
+    intro = "Die Mannschaft der Panthers spielt in Charlotte. Ihr Trainer ist Ron Rivera."
+    score = "Die Mannschaft kassierte nur 308 Tore und wurde Sechste der Tabelle."
+    r = _retrieval("Сколько мячей пропустила команда Пэнтерс?", "ru", [(intro, 0.2), (score, 0.3)])
+    r = replace(
+        r,
+        owner_langs=(("de", 240),),
+        candidates=[replace(c, lang="de", document_id=1) for c in r.candidates],
+    )
+    params = FilterParams(
+        0.25,
+        0.01,
+        0.1,
+        1,
+        1.0,
+        answer_window=2,
+        focus_words=0,
+        anchor_support=True,
+        anchor_min_share=0.0,
+        document_rule=True,
+    )
+    complete = judge(r, params)
+    live = judge(r, params, complete=False)
+    assert [(j.passed, j.rule) for j in complete] == [(False, "vector"), (True, "document")]
+    assert [(j.passed, j.rule) for j in live] == [(j.passed, j.rule) for j in complete]
+    assert not judge(r, replace(params, document_rule=False))[1].passed
+
+
 def test_calibration_turns_anchor_support_on_only_where_it_recalls_more() -> None:
     # Answerable German questions 0.30 from a Russian paragraph that names their team; off-topic
     # ones 0.281 from paragraphs without their names: no distance alone parts them

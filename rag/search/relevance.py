@@ -236,16 +236,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         ]
         coverage, support = _shares(evidence, total, idf_total, n)
         if params.anchor_support:
-            asked = needs.asked if needs is not None else frozenset()
-            held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
+            held, answer = _anchored(c, answer, needs, params, anchors, kind)
             support = held.share if held.typed else 0.0
-            if (
-                answer is not None
-                and answer.reason in ("absent", "required")
-                and held.enough(params.anchor_min_share)
-            ):
-                # its names are there, in another script: the keys missed them
-                answer = replace(answer, answers=True, reason=None)
         by_words = coverage > params.min_coverage
         by_vector = near and c.distance <= params.vector_max_distance  # type: ignore[operator]
         by_support = (
@@ -285,12 +277,38 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             )
         )
     if params.document_rule and needs is not None:
-        _by_document(retrieval, judgements, needs, params)
+        _by_document(retrieval, judgements, needs, params, anchors, kind)
     return judgements
 
 
+def _anchored(
+    c: Candidate,
+    answer: Answerability | None,
+    needs: QuestionNeeds | None,
+    params: FilterParams,
+    anchors: Any,
+    kind: AnswerType | None,
+) -> tuple[AnchorEvidence, Answerability | None]:
+    """The anchors the candidate's best window holds, and its answer with them standing in for
+    names and codes the keys missed (another script's spelling, a translated name)."""
+    asked = needs.asked if needs is not None else frozenset()
+    held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
+    if (
+        answer is not None
+        and answer.reason in ("absent", "required")
+        and held.enough(params.anchor_min_share)
+    ):
+        answer = replace(answer, answers=True, reason=None)
+    return held, answer
+
+
 def _by_document(
-    retrieval: Retrieval, judgements: list[Judgement], needs: QuestionNeeds, params: FilterParams
+    retrieval: Retrieval,
+    judgements: list[Judgement],
+    needs: QuestionNeeds,
+    params: FilterParams,
+    anchors: Any,
+    kind: AnswerType | None,
 ) -> None:
     """Admit, by rule ``document``, a candidate that no rule admits but whose own window answers
     the question, when a rule admits another chunk of its document.
@@ -308,13 +326,18 @@ def _by_document(
     for i, (c, j) in enumerate(zip(retrieval.candidates, judgements, strict=True)):
         if j.rule is not None or c.document_id not in spoken:
             continue
-        answer = j.answer if j.answer is not None else _window(c, needs, params)
+        answer, held = j.answer, j.anchors
+        if answer is None:  # skipped by a live search: judged as a complete judgement would
+            answer = _window(c, needs, params)
+            if params.anchor_support:
+                held, anchored = _anchored(c, answer, needs, params, anchors, kind)
+                answer = anchored if anchored is not None else answer
         if answer.answers:
             judgements[i] = replace(
-                j, passed=True, rule="document", answer=answer, window_checked=True
+                j, passed=True, rule="document", answer=answer, anchors=held, window_checked=True
             )
         elif j.answer is None:
-            judgements[i] = replace(j, answer=answer, window_checked=True)
+            judgements[i] = replace(j, answer=answer, anchors=held, window_checked=True)
 
 
 def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
