@@ -160,6 +160,7 @@ def test_the_document_rule_reads_anchors_alike_in_a_live_search_and_in_evaluatio
     live = judge(r, params, complete=False)
     assert [(j.passed, j.rule) for j in complete] == [(False, "vector"), (True, "document")]
     assert [(j.passed, j.rule) for j in live] == [(j.passed, j.rule) for j in complete]
+    assert live[1].as_dict() == complete[1].as_dict()
     assert not judge(r, replace(params, document_rule=False))[1].passed
 
 

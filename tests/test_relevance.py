@@ -149,7 +149,8 @@ MANUAL_INTRO = (
     "připojte ji k síti skladu."
 )
 MANUAL_BATTERY = (
-    "Plně nabitá baterie vydrží asi osm hodin provozu. Nabíjení v držáku trvá dvě hodiny."
+    "Plně nabitá baterie vydrží asi osm hodin provozu. Nabíjení v držáku trvá dvě hodiny. "
+    "Kontakty čtečky otírejte suchým hadříkem."
 )
 DOCUMENT_RULE = FilterParams(
     vector_max_distance=0.12,
@@ -196,6 +197,8 @@ def test_the_document_rule_admits_the_chunk_that_answers_beside_the_one_that_nam
     assert not judge(r, replace(DOCUMENT_RULE, document_rule=False))[1].passed
     lazy = judge(r, DOCUMENT_RULE, complete=False)
     assert [(j.passed, j.rule) for j in lazy] == [(j.passed, j.rule) for j in (intro, battery)]
+    # and with the same evidence: the window's words, not the whole chunk's
+    assert lazy[1].window_checked and lazy[1].as_dict() == battery.as_dict()
 
 
 def test_the_document_rule_needs_the_same_document_and_an_answering_window() -> None:

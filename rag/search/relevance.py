@@ -45,6 +45,7 @@ its 4-character prefix earns ``prefix_credit`` (never a word absent from the cor
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -277,7 +278,19 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             )
         )
     if params.document_rule and needs is not None:
-        _by_document(retrieval, judgements, needs, params, anchors, kind)
+
+        def windowed(
+            c: Candidate, answer: Answerability
+        ) -> tuple[list[WordEvidence], float, float]:
+            """A skipped candidate's word evidence counted in its window, as above."""
+            matched = set(c.matched_keys) & answer.window_keys
+            evidence = [
+                _word_evidence(matched, surface, keys, df, rare, weight, params)
+                for surface, keys, df, rare, weight in words
+            ]
+            return (evidence, *_shares(evidence, total, idf_total, n))
+
+        _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
 
 
@@ -309,6 +322,7 @@ def _by_document(
     params: FilterParams,
     anchors: Any,
     kind: AnswerType | None,
+    windowed: Callable[[Candidate, Answerability], tuple[list[WordEvidence], float, float]],
 ) -> None:
     """Admit, by rule ``document``, a candidate that no rule admits but whose own window answers
     the question, when a rule admits another chunk of its document.
@@ -326,18 +340,25 @@ def _by_document(
     for i, (c, j) in enumerate(zip(retrieval.candidates, judgements, strict=True)):
         if j.rule is not None or c.document_id not in spoken:
             continue
-        answer, held = j.answer, j.anchors
-        if answer is None:  # skipped by a live search: judged as a complete judgement would
+        if j.answer is None:  # skipped by a live search: judged as a complete judgement would
             answer = _window(c, needs, params)
+            words, coverage, support = windowed(c, answer)
+            held = None
             if params.anchor_support:
                 held, anchored = _anchored(c, answer, needs, params, anchors, kind)
                 answer = anchored if anchored is not None else answer
-        if answer.answers:
-            judgements[i] = replace(
-                j, passed=True, rule="document", answer=answer, anchors=held, window_checked=True
+                support = held.share if held.typed else 0.0
+            j = replace(
+                j,
+                words=words,
+                coverage=coverage,
+                support=support,
+                answer=answer,
+                anchors=held,
+                window_checked=True,
             )
-        elif j.answer is None:
-            judgements[i] = replace(j, answer=answer, anchors=held, window_checked=True)
+        assert j.answer is not None
+        judgements[i] = replace(j, passed=True, rule="document") if j.answer.answers else j
 
 
 def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
