@@ -229,6 +229,17 @@ def test_of_windows_equal_on_the_checks_the_longer_one_is_the_answer() -> None:
     assert assess(text, "cs", needs, 1, True).window == (23, 59)
 
 
+def test_an_unaccented_price_question_reads_its_cue_through_the_form_map() -> None:
+    # "stoji" lemmatizes to itself; the corpus's "stojí" maps its form to "stát"
+    q = query_keys("Kolik stoji obed v jidelne?", "cs")
+    plain = question_needs(q, {}, {}, 100, 2)
+    mapped = question_needs(q, {"stoji": ["l:stat"]}, {}, 100, 2)
+    assert (plain.answer_type, mapped.answer_type) == ("number", "amount")
+    # and "stát" frames a price question: no focus word of its own
+    assert "stoji" in [f.surface for f in plain.focus]
+    assert "stoji" not in [f.surface for f in mapped.focus]
+
+
 def test_a_window_without_the_answer_type_does_not_answer() -> None:
     needs = _needs("Kolik stojí otevírací doba skladu v Třebíči?", "cs")
     a = assess(RECORD, "cs", needs, 2, True)

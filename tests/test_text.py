@@ -501,6 +501,26 @@ def test_query_keys_detects_the_question_language_beyond_the_corpus() -> None:
     assert query_keys("Kto je Novák?", "SK").lang == "sk"
 
 
+@pytest.mark.parametrize(
+    ("question", "corpus", "lang"),
+    [
+        # without diacritics the detector reads these as Slovak; the corpus's Czech wins
+        ("Kolik stoji obed v jidelne?", "cs", "cs"),
+        ("Smi pes do skoliciho strediska v Litomysli?", "cs", "cs"),
+        ("Kde stoji parkovani 40 Kc za hodinu?", "cs", "cs"),
+        # a Slovak question with its letters stays Slovak, an English one English
+        ("Koľko stojí obed v jedálni?", "cs", "sk"),
+        ("Where is the warehouse in Brno?", "cs", "en"),
+        # and over a Slovak corpus an unaccented Czech-looking question is the corpus's
+        ("Kolko stoji obed v jedalni?", "sk", "sk"),
+    ],
+)
+def test_an_unaccented_question_takes_its_corpus_language_among_close_neighbours(
+    question: str, corpus: str, lang: str
+) -> None:
+    assert query_keys(question, corpus_langs=[corpus]).lang == lang
+
+
 # --- form map keys and API odds and ends ------------------------------------------------------
 
 

@@ -40,6 +40,10 @@ def _query_word(token: Token) -> QueryWord:
     return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
 
 
+# West Slavic languages in Latin script, told apart mostly by their diacritics
+_NEIGHBOURS = frozenset({"cs", "sk", "pl"})
+
+
 def query_keys(
     question: str, lang: str | None = None, corpus_langs: Sequence[str] | None = None
 ) -> QueryKeys:
@@ -61,6 +65,11 @@ def query_keys(
         default = corpus_langs[0] if corpus_langs else "cs"
         candidates = tuple(dict.fromkeys([*(corpus_langs or ()), *SUPPORTED_LANGS]))
         lang = detect_language(question, candidates, default=default)
+        if lang != default and {lang, default} <= _NEIGHBOURS and question.isascii():
+            # Typed without diacritics, Czech, Slovak and Polish lose the letters that tell them
+            # apart (ř ů, ľ ô ä, ł ą ż) and share their short words ("na", "do", "je"): the
+            # corpus's own language is the better guess ("Kolik stoji obed v jidelne?").
+            lang = default
     lang = lang.lower()
     tokens = analyze_question(question, lang)
     all_words = tuple(_query_word(token) for token in tokens)

@@ -54,7 +54,7 @@ from rag.language.answer_types import (
     year_spans,
 )
 from rag.language.keys import Token, analyze, has_digit, search_keys
-from rag.language.question_keys import QueryKeys
+from rag.language.question_keys import QueryKeys, QueryWord
 
 _SENTENCE_CACHE = 8192
 
@@ -206,7 +206,14 @@ def question_needs(
     position: dict[str, int] = {}
     for i, w in enumerate(query.all_words):
         position.setdefault(w.form, i)
-    lemmas = [k[2:] for w in query.all_words for k in w.keys if k[0] == "l"]
+
+    # a word's own lemmas, then the ones the corpus's form map gives its unaccented form: typed
+    # without diacritics, "stoji" lemmatizes to itself, and the corpus's "stojí" says "stát"
+    def lemmas_of(w: QueryWord) -> list[str]:
+        own = [k[2:] for k in w.keys if k[0] == "l"]
+        return own + [k[2:] for k in form_keys.get(w.form, []) if k[2:] not in own]
+
+    lemmas = [lemma for w in query.all_words for lemma in lemmas_of(w)]
     kind = answer_type((w.form for w in query.all_words), lemmas, lang)
     asking = interrogative_forms(lang)
     required: list[Need] = []
@@ -226,7 +233,7 @@ def question_needs(
             dict.fromkeys([*(k for k in w.keys if k[0] in "ls"), *form_keys.get(w.form, [])])
         )
         df = max((key_df.get(k, 0) for k in keys), default=0)
-        word_lemmas = [k[2:] for k in w.keys if k[0] == "l"]
+        word_lemmas = lemmas_of(w)
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
         elif compound := (numeral_compound(w.surface) if has_digit(w.surface) else None):
