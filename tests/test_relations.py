@@ -19,7 +19,18 @@ from rag.errors import ConfigError, InputError
 from rag.eval.gate import OTHER_MIN_RECALL
 from rag.eval.metrics import score
 from rag.eval.relation_fit import Group, fit
-from rag.eval.sets import Case, check_gold, external_set, map_gold, split_of, split_set
+from rag.eval.sets import (
+    WITHHELD_TAG,
+    Case,
+    check_gold,
+    external_set,
+    load_corpus,
+    map_gold,
+    split_of,
+    split_set,
+    withheld,
+    withhold_set,
+)
 from rag.eval.sweep import Grid
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
@@ -189,6 +200,43 @@ def test_split_keeps_a_question_on_the_same_side_in_every_language() -> None:
     assert all(split_of(f"xquad-de-{i}") == split_of(f"xquad-ru-{i}") for i in ids)
 
 
+def _articles(tmp_path: Path) -> tuple[Path, Path]:
+    """Eight articles of five paragraphs, one question per paragraph and one over two."""
+    docs, questions = tmp_path / "docs.jsonl", tmp_path / "questions.jsonl"
+    ids = [f"w-de-{a:02d}-{p:02d}" for a in range(8) for p in range(5)]
+    docs.write_text(
+        "".join(
+            json.dumps({"id": i, "text": f"Absatz {i} über Thema {i[5:7]}."}) + "\n" for i in ids
+        ),
+        encoding="utf-8",
+    )
+    records = [{"id": f"q-{i}", "question": f"Was steht in {i}?", "relevant": [i]} for i in ids]
+    records.append({"id": "q-two", "question": "Zwei?", "relevant": ids[:2]})
+    questions.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return docs, questions
+
+
+def test_withhold_leaves_documents_out_and_makes_their_questions_probes(tmp_path: Path) -> None:
+    docs, questions = _articles(tmp_path)
+    evalset = withhold_set(external_set(docs, [questions]), 4)
+    left_out = {c.id[2:] for c in evalset.cases if WITHHELD_TAG in c.tags}
+    assert 4 <= len(left_out) <= 18  # about a quarter of 40
+    assert all(withheld(d, 4) for d in left_out)
+    kept = {d.source_id for d in load_corpus(evalset, 1 << 20)}
+    assert len(kept) == 40 - len(left_out) and not kept & left_out
+    for c in evalset.cases:
+        assert (WITHHELD_TAG in c.tags) == (not c.answerable)
+        assert set(c.expect) <= kept
+    two = next(c for c in evalset.cases if c.id == "q-two")
+    original = ("w-de-00-00", "w-de-00-01")
+    assert two.expect == tuple(d for d in original if d not in left_out) or not two.answerable
+    # the parallel corpora leave out the same paragraphs
+    paragraphs = [d.split("-", 2)[2] for d in left_out]  # "00-03"
+    assert all(withheld(f"xquad-ru-{p}", 4) for p in paragraphs)
+    with pytest.raises(InputError, match="at least 2"):
+        withhold_set(external_set(docs, [questions]), 1)
+
+
 def _parallel(tmp_path: Path) -> tuple[Path, Path, Path]:
     docs = tmp_path / "docs_ru.jsonl"
     docs.write_text(
@@ -233,6 +281,20 @@ def run(settings: Settings, *args: str) -> tuple[int, str, str]:
     }
     result = CliRunner().invoke(cli, list(args), env=env)
     return result.exit_code, result.stdout, result.stderr
+
+
+def test_eval_withholds_documents_from_the_command_line(settings: Settings, tmp_path: Path) -> None:
+    docs, questions = _articles(tmp_path)
+    common = ["eval", "--corpus", str(docs), "--questions", str(questions), "--json"]
+    code, _, err = run(settings, *common, "--withhold", "1")
+    assert code == 2 and "--withhold" in err
+    code, out, err = run(settings, *common, "--withhold", "4")
+    assert code == 0, err
+    data = json.loads(out)
+    probes = withhold_set(external_set(docs, [questions]), 4)
+    n = sum(not c.answerable for c in probes.cases)
+    assert data["tags"][WITHHELD_TAG]["no_answer"] == n == data["pipeline"]["no_answer"]
+    assert data["pipeline"]["answerable"] == 41 - n
 
 
 def test_eval_pairs_a_parallel_corpus_from_the_command_line(

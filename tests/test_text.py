@@ -31,7 +31,8 @@ from rag.language.lemmas import SUPPORTED_LANGS
 from rag.language.question_keys import query_keys
 
 BODY = r"[a-z0-9][a-z0-9._/+-]{0,59}"
-KEY_RE = re.compile(rf"^(?:[lsp]:{BODY}|m:{BODY}:{BODY})$")
+MARKS = r"[0-9]+x[0-9a-f]+(?:\.[0-9]+x[0-9a-f]+)*"
+KEY_RE = re.compile(rf"^(?:[lsp]:{BODY}|m:{BODY}:{BODY}|a:{BODY}:{MARKS})$")
 # PostgreSQL's tsvector input: whitespace-separated lexemes, each quoted ('' or \x escapes
 # inside) or bare, optionally followed by :positions (1..16383, optional weight A-D).
 _LEXEME = r"(?:'(?:[^'\\]|''|\\.)+'|[^\s'\\:]+)"

@@ -122,6 +122,9 @@ class SearchResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
+            # the question as the corpus spells it, when it was typed without diacritics: what
+            # was embedded and keyed (rag.language.diacritics); null when taken as typed
+            "restored_question": self.retrieval.restored,
             "lang": self.lang,
             "relation": self.relation,
             "thresholds": self.thresholds,

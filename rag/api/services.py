@@ -17,6 +17,7 @@ from rag.ingest import bulk_load
 from rag.ingest.embed_queue import EmbedWorker, queue_depth
 from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.writer import Ingestor, IngestSummary
+from rag.language.diacritics import DICTIONARY_LANGS, dictionary_spellings
 from rag.language.lemmas import SUPPORTED_LANGS, load_dictionaries
 from rag.search.rerank import Reranker
 from rag.search.thresholds import Thresholds
@@ -113,6 +114,8 @@ class Services:
         # questions anyway.
         try:
             load_dictionaries(SUPPORTED_LANGS)
+            for lang in DICTIONARY_LANGS:  # the spellings of questions typed without diacritics
+                dictionary_spellings(lang)
         except Exception as e:  # noqa: BLE001 - they load on demand instead
             log.warning("lemma dictionaries not loaded at start: %s", e)
 

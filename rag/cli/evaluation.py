@@ -68,6 +68,14 @@ def set_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             help="The field of --questions' records that holds the answer's text (XQuAD's "
             "answer): report how often the extractive answer holds it.",
         ),
+        click.option(
+            "--withhold",
+            type=click.IntRange(2, 1000),
+            metavar="K",
+            help="Leave every K-th document out of the corpus (SHA-1 of its id); questions "
+            "whose gold documents are all left out must be refused (tag withheld): near-topic "
+            "probes from the corpus itself.",
+        ),
         click.option("--name", help="Name of the set in reports and in the owner name."),
         click.option(
             "--owner", help="Run against this existing owner instead of ingesting the corpus."
@@ -105,8 +113,9 @@ def evalset_from(
     split: str | None = None,
     tag_by: str | None = None,
     answer_field: str | None = None,
+    withhold: int | None = None,
 ) -> Any:
-    from rag.eval.sets import external_set, regression_set, split_set
+    from rag.eval.sets import external_set, regression_set, split_set, withhold_set
 
     if questions or noanswer:
         if set_path:
@@ -124,6 +133,8 @@ def evalset_from(
         evalset = regression_set(set_path, corpus)
         if name:
             evalset.name = name
+    if withhold:
+        evalset = withhold_set(evalset, withhold)
     return split_set(evalset, split) if split else evalset
 
 
@@ -175,6 +186,7 @@ def retrieved_set(
         opts["split"],
         opts["tag_by"],
         opts["answer_field"],
+        opts["withhold"],
     )
     if opts["profile"]:
         app.settings = app.settings.replace(profile=str(opts["profile"]))

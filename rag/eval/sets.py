@@ -37,7 +37,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ from rag.ingest.chunking import CHUNKING_VERSION
 from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 from rag.ingest.prepare import KEYS_VERSION
 from rag.ingest.writer import Ingestor
-from rag.search.retrieve import Retrieval
+from rag.search.retrieve import Retrieval, restore_question
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
 
@@ -83,6 +83,7 @@ class EvalSet:
     corpus: list[Path]
     rebase: Path | None = None  # file source_ids become paths relative to this directory
     split: str | None = None  # "dev" or "test": the cases are that half of the set
+    withhold: int = 0  # every withhold-th document is left out of the corpus (0: none)
 
     @property
     def label(self) -> str:
@@ -242,7 +243,38 @@ def split_set(evalset: EvalSet, split: str) -> EvalSet:
     if split not in SPLITS:
         raise InputError(f"Unsupported split: {split} (choose from {', '.join(SPLITS)})")
     cases = [c for c in evalset.cases if split_of(c.id) == split]
-    return EvalSet(evalset.name, cases, evalset.corpus, evalset.rebase, split)
+    return replace(evalset, cases=cases, split=split)
+
+
+WITHHELD_TAG = "withheld"
+
+
+def withheld(source_id: str, every: int) -> bool:
+    """Whether ``--withhold every`` leaves this document out: SHA-1 of the id's last two
+    hyphen-separated parts ("00-03" of "xquad-de-00-03"), so the parallel XQuAD corpora leave
+    out the same paragraphs in every language."""
+    key = "-".join(source_id.rsplit("-", 2)[-2:])
+    return (
+        every > 0
+        and int.from_bytes(hashlib.sha1(key.encode("utf-8")).digest()[:4], "big") % every == 0
+    )
+
+
+def withhold_set(evalset: EvalSet, every: int) -> EvalSet:
+    """``evalset`` with every ``every``-th document left out of its corpus: a question whose gold
+    sources are all left out must now be refused (tag ``withheld``). Its article's other
+    paragraphs stay, so these are near-topic probes of the corpus's own language and style."""
+    if every < 2:
+        raise InputError(f"--withhold must be at least 2, not {every}")
+    cases = []
+    for c in evalset.cases:
+        kept = tuple(g for g in c.expect if not withheld(g, every))
+        if c.answerable and not kept:
+            c = Case(c.id, c.question, (), (*c.tags, WITHHELD_TAG), None)
+        elif c.answerable:
+            c = Case(c.id, c.question, kept, c.tags, c.answer)
+        cases.append(c)
+    return replace(evalset, cases=cases, withhold=every)
 
 
 def check_gold(evalset: EvalSet, docs: Sequence[LoadedDocument]) -> None:
@@ -268,7 +300,8 @@ def load_corpus(evalset: EvalSet, max_bytes: int) -> list[LoadedDocument]:
     for item in rebased(items, evalset.rebase):
         if isinstance(item, LoadFailure):
             raise InputError(f"evaluation corpus: {item.error}")
-        docs.append(item)
+        if not withheld(item.source_id, evalset.withhold):
+            docs.append(item)
     if not docs:
         raise InputError(
             f"evaluation corpus {', '.join(map(str, evalset.corpus))} has no documents"
@@ -379,8 +412,10 @@ def retrieve_all(
             questions = [engine.validate(c.question) for c in part]
             vectors: Any = [None] * len(part)
             if engine.embedder is not None:
+                # what a live search embeds: the question spelled as the corpus spells it
+                texts = [restore_question(engine.db, owner_id, q) for q in questions]
                 try:
-                    vectors = engine.embedder.embed(questions, kind="query")
+                    vectors = engine.embedder.embed(texts, kind="query")
                 except EmbedderError:
                     pass  # each question then embeds alone and degrades on its own
             for q, v in zip(questions, vectors, strict=True):

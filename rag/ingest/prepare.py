@@ -22,7 +22,7 @@ from rag.settings import Settings
 
 # Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys
 # every document.
-KEYS_VERSION = 2
+KEYS_VERSION = 3  # 3: spelling entries (a:) for questions typed without diacritics
 
 
 @dataclass

@@ -11,6 +11,9 @@ most 60 characters, so it is safe inside a quoted tsvector lexeme and inside a L
 - ``m:<form>:<lemma>`` form map (chunk side): the unaccented surface and its lemma. A question
   typed without diacritics ("v Brne", "Novakovi") reaches the lemma of the accented corpus word
   through it, since simplemma cannot lemmatize the unaccented form.
+- ``a:<form>:<marks>`` spelling (chunk side): where the accents of a Latin word with diacritics
+  sit ("nabití" -> ``a:nabiti:5xed``). A question typed without diacritics is spelled back as the
+  corpus spells it (:mod:`rag.language.diacritics`) before it is embedded and keyed.
 
 Tokens with digits (codes, numbers: "INV-2024-0042", "3,8") and overlong tokens are not
 lemmatized or stemmed: their lemma and stem are the body itself and they get no prefix.
@@ -48,6 +51,7 @@ MAX_BODY = 60
 MAX_POSITION = 16383  # PostgreSQL's largest tsvector position
 MAX_POSITIONS_PER_KEY = 256  # PostgreSQL keeps at most this many positions per lexeme
 _POSITIONS = [str(i) for i in range(MAX_POSITION + 1)]
+_ACCENT_MAX_FORM = 40  # longer words get no spelling entry (they are codes or compounds)
 _MAX_WORD = 64  # longer tokens are junk or codes; lemmatizing them only costs time
 _CACHE_SIZE = 1 << 18
 _DETECT_CHARS = 4000
@@ -256,7 +260,61 @@ def _chunk_entries(surface: str, lang: str) -> tuple[str, ...]:
     keys = search_keys(token)
     if not token.stop:  # a question never asks for a stopword, so its form map is dead weight
         keys.extend(f"m:{token.form}:{lemma}" for lemma in token.lemmas if lemma != token.form)
+        accent = _accent_entry(surface, token.form)
+        if accent:
+            keys.append(accent)
     return tuple(dict.fromkeys(keys))
+
+
+def _accent_entry(surface: str, form: str) -> str | None:
+    """The spelling entry ``a:<form>:<marks>`` of a Latin word with diacritics, or None.
+
+    ``<marks>`` lists each accented letter as ``<index>x<code point in hex>``, joined by dots:
+    "nabití" -> ``a:nabiti:5xed``, "Úplně" -> ``a:uplne:0xfa.4x11b``. Only a word whose letters
+    map one to one onto its form gets one (not "Straße", not Cyrillic), so the form and the
+    marks give the spelling back (:func:`spelling_from_accent_key`).
+    """
+    if surface.isascii() or len(form) > _ACCENT_MAX_FORM:
+        return None
+    low = surface.lower()
+    if len(low) != len(form):
+        return None
+    marks = []
+    for i, (ch, plain) in enumerate(zip(low, form, strict=True)):
+        if ch == plain:
+            continue
+        if ch.isascii() or "LATIN" not in unicodedata.name(ch, "") or unaccent(ch) != plain:
+            return None
+        marks.append(f"{i}x{ord(ch):x}")
+    return f"a:{form}:{'.'.join(marks)}" if marks else None
+
+
+def accent_prefix(form: str) -> str:
+    """The LIKE prefix of the spelling entries of ``form``: "nabiti" -> "a:nabiti:"."""
+    return f"a:{_body(form)}:"
+
+
+def spelling_from_accent_key(key: str) -> str | None:
+    """The lower-case spelling a spelling entry records ("a:nabiti:5xed" -> "nabití"), or None
+    for anything that is not a well-formed entry."""
+    namespace, _, rest = key.partition(":")
+    form, _, marks = rest.partition(":")
+    if namespace != "a" or not form or not marks:
+        return None
+    chars = list(form)
+    try:
+        for mark in marks.split("."):
+            index, _, code = mark.partition("x")
+            i, c = int(index), int(code, 16)
+            if not 0 <= i < len(chars) or c < 0x80:
+                return None
+            ch = chr(c)
+            if "LATIN" not in unicodedata.name(ch, ""):
+                return None
+            chars[i] = ch
+    except (ValueError, OverflowError):
+        return None
+    return "".join(chars)
 
 
 def chunk_keys(text: str, lang: str) -> ChunkKeys:

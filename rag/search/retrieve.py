@@ -34,7 +34,13 @@ from psycopg_pool import PoolTimeout
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError, one_line
-from rag.language.keys import form_map_prefix, lemma_from_form_map_key
+from rag.language.diacritics import may_restore, restorable_forms, restore
+from rag.language.keys import (
+    accent_prefix,
+    form_map_prefix,
+    lemma_from_form_map_key,
+    spelling_from_accent_key,
+)
 from rag.language.question_keys import QueryKeys, query_keys
 from rag.search.filters import SearchFilter
 from rag.search.relations import set_for
@@ -98,6 +104,9 @@ class Retrieval:
     owner_langs: tuple[tuple[str, int], ...] = ()
     # the relation whose own fusion knobs ordered the candidates; None: the default ones
     fusion_set: str | None = None
+    # the question as the corpus spells it, when it was typed without diacritics and the
+    # corpus writes some of its words with them: what was embedded and keyed
+    restored: str | None = None
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -167,11 +176,14 @@ def retrieve(
     degraded: list[dict[str, str]] = []
     t0 = time.perf_counter()
     qvec: np.ndarray | None = None
+    restored: str | None = None
     if mode != "fts":
         if vector is not None:
             qvec = vector
         else:
-            qvec, why = embed_question(embedder, question, settings.embed_timeout)
+            if owner_id is not None and may_restore(question):
+                restored = _restored_apart(db, owner_id, question, lang)
+            qvec, why = embed_question(embedder, restored or question, settings.embed_timeout)
             if why:
                 degraded.append(why)
         timings["embed"] = (time.perf_counter() - t0) * 1000
@@ -193,6 +205,12 @@ def retrieve(
             return Retrieval(
                 question, qk, [], {}, 0, {}, degraded, timings, owner_langs, fusion_set
             )
+        if restored is None and may_restore(question):
+            restored = restore(question, qk.lang, _spellings(conn, owner_id, question))
+        if restored is not None and restored != question:
+            qk = query_keys(restored, qk.lang, corpus_langs)
+        else:
+            restored = None
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
         dfs = (
@@ -259,6 +277,7 @@ def retrieve(
         timings,
         owner_langs,
         fusion_set,
+        restored,
     )
 
 
@@ -549,6 +568,65 @@ def _params(
     }
 
 
+def restore_question(db: Database, owner_id: int, question: str, lang: str | None = None) -> str:
+    """``question`` spelled as the owner's corpus spells it (:mod:`rag.language.diacritics`):
+    the text a search embeds and keys. Evaluation embeds its questions in batches with it."""
+    if not may_restore(question):
+        return question
+    with db.connection() as conn:
+        info = conn.execute(OWNER_INFO, {"owner_id": owner_id}).fetchone()
+        corpus_langs = list(info[2]) if info and info[2] else None
+        qlang = query_keys(question, lang, corpus_langs).lang
+        text = restore(question, qlang, _spellings(conn, owner_id, question))
+        conn.commit()
+    return text
+
+
+def _restored_apart(db: Database, owner_id: int, question: str, lang: str | None) -> str | None:
+    """The restored question before it is embedded, or None when the lookup fails (the search
+    then embeds the question as typed, and its own statements meet and report the failure)."""
+    try:
+        return restore_question(db, owner_id, question, lang)
+    except (psycopg.Error, PoolTimeout) as e:
+        log.warning("spelling lookup failed: %s", one_line(e))
+        return None
+
+
+def _spellings(conn: psycopg.Connection, owner_id: int, question: str) -> dict[str, str]:
+    """Unaccented form -> the owner's accented spelling of it, for the question's words.
+
+    A form gets the spelling the corpus uses most, if that is at least half of the chunks that
+    hold the form in any spelling: the form map's entries of the form count the chunks that
+    hold it spelled either way ("recepci" and "recepcí" share ``m:recepci:recepce``), so a
+    corpus that mostly writes the form without accents keeps it as typed ("" here). A form
+    the corpus does not show is left to the language's dictionary.
+    """
+    forms = restorable_forms(question)
+    if not forms:
+        return {}
+    prefixes = [p for f in forms for p in (accent_prefix(f), form_map_prefix(f))]
+    best: dict[str, tuple[int, str]] = {}
+    spelled: dict[str, int] = {}
+    holding: dict[str, int] = {}
+    for key, df in conn.execute(FORM_MAP, {"owner_id": owner_id, "prefixes": prefixes}):
+        form, df = key.split(":")[1], int(df)
+        if key.startswith("m:"):
+            holding[form] = max(holding.get(form, 0), df)
+            continue
+        spelling = spelling_from_accent_key(key)
+        if spelling is None:
+            continue
+        spelled[form] = spelled.get(form, 0) + df
+        if form not in best or df > best[form][0]:
+            best[form] = (df, spelling)
+    found = {
+        form: spelling
+        for form, (df, spelling) in best.items()
+        if 2 * df >= max(spelled[form], holding.get(form, 0))
+    }
+    return {form: found.get(form, "") for form in (*best, *holding)}
+
+
 def _form_map(conn: psycopg.Connection, owner_id: int, qk: QueryKeys) -> dict[str, list[str]]:
     """Lemma keys that unaccented question words reach through the owner's form map."""
     forms = sorted({w.form for w in qk.words if w.needs_form_map})
@@ -556,7 +634,7 @@ def _form_map(conn: psycopg.Connection, owner_id: int, qk: QueryKeys) -> dict[st
         return {}
     prefixes = [form_map_prefix(f) for f in forms]
     found: dict[str, list[str]] = {}
-    for (key,) in conn.execute(FORM_MAP, {"owner_id": owner_id, "prefixes": prefixes}):
+    for key, _ in conn.execute(FORM_MAP, {"owner_id": owner_id, "prefixes": prefixes}):
         form = key.split(":")[1]
         found.setdefault(form, []).append(lemma_from_form_map_key(key))
     return found

@@ -23,11 +23,11 @@ FROM owners WHERE owner_id = %(owner_id)s
 """
 # One primary-key range scan per form ("m:brne:" <= key < "m:brne:~"; keys are ASCII below "~").
 FORM_MAP = """
-SELECT w.key FROM unnest(%(prefixes)s::text[]) AS p(prefix)
+SELECT w.key, w.df FROM unnest(%(prefixes)s::text[]) AS p(prefix)
 CROSS JOIN LATERAL (
-    SELECT key FROM word_stats
+    SELECT key, df FROM word_stats
     WHERE owner_id = %(owner_id)s AND key >= p.prefix AND key < p.prefix || '~'
-    ORDER BY df DESC LIMIT 20
+    ORDER BY df DESC, key LIMIT 20
 ) w
 """
 KEY_DF = "SELECT key, df FROM word_stats WHERE owner_id = %(owner_id)s AND key = ANY(%(keys)s)"
