@@ -75,7 +75,7 @@ def test_search_has_the_cli_json_shape(plain: LiveServer) -> None:
     r = plain.client.post("/v1/search", json={"question": ASK_NOVAK, "limit": 3}).json()
     assert set(r) == {
         "question",
-        "restored_question",
+        "searched_as",
         "lang",
         "relation",
         "thresholds",
@@ -91,13 +91,17 @@ def test_search_has_the_cli_json_shape(plain: LiveServer) -> None:
     assert {"fts_rank", "vector_rank", "distance", "bm25", "rrf_score", "text"} <= set(top)
     fts = plain.client.post("/v1/search", json={"question": ASK_NOVAK, "mode": "fts"}).json()
     assert all(h["vector_rank"] is None for h in fts["hits"])
-    assert r["restored_question"] is None
+    assert r["searched_as"] is None
     # typed without diacritics: searched as the sample spells it, and the response says so
     plain_text = "Za co dostal Novak oceneni?"
     typed = plain.client.post("/v1/search", json={"question": plain_text, "limit": 3}).json()
     assert typed["question"] == plain_text
-    assert typed["restored_question"] == "Za co dostal Novák ocenění?"
+    assert typed["searched_as"] == "Za co dostal Novák ocenění?"
     assert typed["hits"][0]["source_id"] == NOVAK
+    # a greeting and thanks around it: what it asks is searched
+    polite = plain.client.post("/v1/search", json={"question": "Dobrý den, kdo je Novák? Děkuji."})
+    assert polite.json()["searched_as"] == ASK_NOVAK
+    assert polite.json()["hits"][0]["source_id"] == NOVAK
 
 
 def test_ask_without_a_model_answers_extractively_and_says_so(plain: LiveServer) -> None:

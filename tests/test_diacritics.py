@@ -19,7 +19,7 @@ from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
 from rag.language.diacritics import may_restore, restore
 from rag.language.keys import _accent_entry, _body, chunk_keys, spelling_from_accent_key
-from rag.search.retrieve import restore_question
+from rag.search.retrieve import searched_question
 from rag.settings import Settings
 from rag.store import delete_document, find_owner
 
@@ -147,8 +147,8 @@ def test_search_embeds_and_keys_the_question_as_the_corpus_spells_it(
     engine = Engine(db, settings, emb)
     result = engine.search(oid, "Jak dlouho trva uplne nabiti terminalu?")
     restored = "Jak dlouho trvá úplné nabití terminálu?"
-    assert result.retrieval.restored == restored
-    assert result.as_dict()["restored_question"] == restored
+    assert result.retrieval.searched_as == restored
+    assert result.as_dict()["searched_as"] == restored
     assert emb.queries[-1] == restored
     surfaces = {w.surface for w in result.retrieval.query.words}
     assert {"trvá", "úplné", "nabití", "terminálu"} <= surfaces
@@ -156,8 +156,8 @@ def test_search_embeds_and_keys_the_question_as_the_corpus_spells_it(
 
     # typed with diacritics: taken as typed, nothing restored
     typed = engine.search(oid, "Jak dlouho trvá úplné nabití terminálu?")
-    assert typed.retrieval.restored is None
-    assert typed.as_dict()["restored_question"] is None
+    assert typed.retrieval.searched_as is None
+    assert typed.as_dict()["searched_as"] is None
     assert emb.queries[-1] == "Jak dlouho trvá úplné nabití terminálu?"
 
 
@@ -171,8 +171,8 @@ def test_evaluation_embeds_the_restored_question(
     [r] = retrieve_all(
         engine, oid, [Case("u-1", "Kdy sviti zelena kontrolka?", ())], progress=False
     )
-    assert r.restored == "Kdy svítí zelená kontrolka?"
-    assert emb.queries == [r.restored]
+    assert r.searched_as == "Kdy svítí zelená kontrolka?"
+    assert emb.queries == [r.searched_as]
 
 
 def test_spellings_follow_the_owners_documents(
@@ -181,11 +181,11 @@ def test_spellings_follow_the_owners_documents(
     emb = Recording()
     oid = _load(db, settings, owner, emb)
     # a surname only the manual spells, which no dictionary knows
-    assert restore_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Čeřovský?"
+    assert searched_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Čeřovský?"
     with db.connection() as conn:
         delete_document(conn, oid, "manual.txt")
         conn.commit()
-    assert restore_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Cerovsky?"
+    assert searched_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Cerovsky?"
     # another owner's words are not this owner's spellings
     other = owner + "-other"
     Ingestor(db, settings, emb, other, embed_now=True).add_all(
@@ -194,8 +194,8 @@ def test_spellings_follow_the_owners_documents(
     with db.connection() as conn:
         other_id = find_owner(conn, other)
     assert other_id is not None
-    assert restore_question(db, other_id, "Kdo je Cerovsky?") == "Kdo je Čeřovský?"
-    assert restore_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Cerovsky?"
+    assert searched_question(db, other_id, "Kdo je Cerovsky?") == "Kdo je Čeřovský?"
+    assert searched_question(db, oid, "Kdo je Cerovsky?") == "Kdo je Cerovsky?"
 
 
 @pytest.mark.parametrize(
@@ -220,4 +220,4 @@ def test_the_corpus_spelling_of_a_form_wins(
     with db.connection() as conn:
         oid = find_owner(conn, owner)
     assert oid is not None
-    assert restore_question(db, oid, "Kde je recepci?") == f"Kde je {expected}?"
+    assert searched_question(db, oid, "Kde je recepci?") == f"Kde je {expected}?"

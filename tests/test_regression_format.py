@@ -41,6 +41,7 @@ KNOWN_TAGS = frozenset(
         "how-to",
         "near-duplicate",
         "later-chunk",
+        "courtesy",
     }
 )
 # Tags that only make sense on one side of the answer/not_found divide.

@@ -3,8 +3,9 @@ profile, against the real test database. Each floor prints what it measured and 
 
 Floors: false answers <= 0.05 counted on every not_found case (off-topic, near-topic, absent codes
 and names, split evidence, near-duplicates), hybrid hit@5 at least that of each single retriever,
-answer recall >= DEFAULT_MIN_RECALL on the Czech questions, and the Czech questions typed without
-diacritics judged about as with them (recall within 0.05, at most one false answer more); the English and Slovak ones
+answer recall >= DEFAULT_MIN_RECALL on the Czech questions, the Czech questions typed without
+diacritics judged about as with them (recall within 0.05, at most one false answer more) and
+wrapped in a greeting and thanks judged as without them; the English and Slovak ones
 (judged with the profile's other-language thresholds) have their own recall floor,
 OTHER_MIN_RECALL. The issue's target for both is 0.93 and neither is met (docs/evaluation.md):
 the misses are paraphrases that share no word with their answer (the answerability stage needs
@@ -204,6 +205,42 @@ def test_czech_questions_typed_without_diacritics_are_judged_as_with_them(
         f"without diacritics {p.false_answers}/{p.no_answer} false answers against "
         f"{a.false_answers}/{a.no_answer} with them\n" + _failing(plain, {"false_answer"})
     )
+
+
+def _wrapped(question: str) -> str:
+    """``question`` as a polite chat message: a greeting before it, thanks after it."""
+    first = question[:1].lower() if question[1:2].islower() else question[:1]
+    return f"Dobrý den, {first}{question[1:]} Děkuji."
+
+
+def test_czech_questions_wrapped_in_a_greeting_and_thanks_are_judged_as_without(
+    retrieved: tuple[Engine, list[Retrieval]], report: Report
+) -> None:
+    """Every Czech case as "Dobrý den, ... Děkuji.": the formulas are cut off before the search
+    (rag.language.courtesy), so each must be judged as the plain case is."""
+    engine, _ = retrieved
+    plain = [r for r in report.results if r.relation == "same" and r.case.id.startswith("cs-")]
+    cases = [Case(r.case.id, _wrapped(r.case.question), r.case.expect) for r in plain]
+    _, owner_id = corpus_owner(engine.db, engine.settings, engine.embedder, regression_set())
+    wrapped = score(
+        engine,
+        "wrapped",
+        cases,
+        retrieve_all(engine, owner_id, cases, progress=False),
+        engine.thresholds,
+    )
+    a, w = Figures.of(plain), wrapped.figures
+    print(
+        f"{len(cases)} cases; plain {a.recalled}/{a.answerable} at {a.false_answers}/"
+        f"{a.no_answer} false answers, wrapped {w.recalled}/{w.answerable} at "
+        f"{w.false_answers}/{w.no_answer}"
+    )
+    changed = [
+        f"  {r.case.id}: {r.outcome} plain, {x.outcome} as {x.case.question!r}"
+        for r, x in zip(plain, wrapped.results, strict=True)
+        if r.ok != x.ok
+    ]
+    assert len(changed) <= 2, f"{len(changed)} verdicts changed:\n" + "\n".join(changed)
 
 
 @pytest.mark.parametrize("single", ["fts", "vector"])

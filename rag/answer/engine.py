@@ -122,9 +122,10 @@ class SearchResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
-            # the question as the corpus spells it, when it was typed without diacritics: what
-            # was embedded and keyed (rag.language.diacritics); null when taken as typed
-            "restored_question": self.retrieval.restored,
+            # what was embedded and keyed when it is not the question as typed: without its
+            # greeting or thanks, spelled as the corpus spells it (rag.language.courtesy,
+            # rag.language.diacritics); null when the question was searched as typed
+            "searched_as": self.retrieval.searched_as,
             "lang": self.lang,
             "relation": self.relation,
             "thresholds": self.thresholds,

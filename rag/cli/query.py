@@ -170,8 +170,8 @@ def search(
         return
     for d in result.degraded:
         click.echo(f"degraded: {d['component']} ({d['reason']}): {d['message']}", err=True)
-    if result.retrieval.restored:
-        click.echo(f"searched as: {result.retrieval.restored}")
+    if result.retrieval.searched_as:
+        click.echo(f"searched as: {result.retrieval.searched_as}")
     for i, h in enumerate(result.hits, 1):
         c, j = h.candidate, h.judgement
         dist = "-" if c.distance is None else f"{c.distance:.4f}"

@@ -49,7 +49,7 @@ from rag.ingest.chunking import CHUNKING_VERSION
 from rag.ingest.loaders import LoadedDocument, LoadFailure, iter_paths, load_path, rebased
 from rag.ingest.prepare import KEYS_VERSION
 from rag.ingest.writer import Ingestor
-from rag.search.retrieve import Retrieval, restore_question
+from rag.search.retrieve import Retrieval, searched_question
 from rag.settings import Settings
 from rag.store import find_owner, owner_stats
 
@@ -412,8 +412,9 @@ def retrieve_all(
             questions = [engine.validate(c.question) for c in part]
             vectors: Any = [None] * len(part)
             if engine.embedder is not None:
-                # what a live search embeds: the question spelled as the corpus spells it
-                texts = [restore_question(engine.db, owner_id, q) for q in questions]
+                # what a live search embeds: the question without its courtesies, spelled as the
+                # corpus spells it
+                texts = [searched_question(engine.db, owner_id, q) for q in questions]
                 try:
                     vectors = engine.embedder.embed(texts, kind="query")
                 except EmbedderError:

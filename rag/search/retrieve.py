@@ -34,6 +34,7 @@ from psycopg_pool import PoolTimeout
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError, one_line
+from rag.language.courtesy import without_courtesy
 from rag.language.diacritics import may_restore, restorable_forms, restore
 from rag.language.keys import (
     accent_prefix,
@@ -104,9 +105,9 @@ class Retrieval:
     owner_langs: tuple[tuple[str, int], ...] = ()
     # the relation whose own fusion knobs ordered the candidates; None: the default ones
     fusion_set: str | None = None
-    # the question as the corpus spells it, when it was typed without diacritics and the
-    # corpus writes some of its words with them: what was embedded and keyed
-    restored: str | None = None
+    # what was embedded and keyed, when it is not the question as typed: without the greeting
+    # or thanks at its edges, and spelled as the corpus spells it when typed without diacritics
+    searched_as: str | None = None
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -176,14 +177,18 @@ def retrieve(
     degraded: list[dict[str, str]] = []
     t0 = time.perf_counter()
     qvec: np.ndarray | None = None
-    restored: str | None = None
+    # what the question asks, without a greeting or thanks at its edges (rag.language.courtesy),
+    # and the text embedded and keyed: that, spelled as the corpus spells it when typed in ASCII
+    core = without_courtesy(question)
+    searched: str | None = None
     if mode != "fts":
         if vector is not None:
             qvec = vector
         else:
-            if owner_id is not None and may_restore(question):
-                restored = _restored_apart(db, owner_id, question, lang)
-            qvec, why = embed_question(embedder, restored or question, settings.embed_timeout)
+            searched = core
+            if owner_id is not None and may_restore(core):
+                searched = _restored_apart(db, owner_id, core, lang) or core
+            qvec, why = embed_question(embedder, searched, settings.embed_timeout)
             if why:
                 degraded.append(why)
         timings["embed"] = (time.perf_counter() - t0) * 1000
@@ -194,7 +199,7 @@ def retrieve(
         token_total = int(info[1]) if info else 0
         corpus_langs = list(info[2]) if info and info[2] else None
         owner_langs = tuple(zip(info[2], map(int, info[3]), strict=True)) if info else ()
-        qk = query_keys(question, lang, corpus_langs)
+        qk = query_keys(core, lang, corpus_langs)
         fusion_set = None
         if fusion:
             fusion_set = set_for(fusion, qk.lang, owner_langs)
@@ -205,12 +210,12 @@ def retrieve(
             return Retrieval(
                 question, qk, [], {}, 0, {}, degraded, timings, owner_langs, fusion_set
             )
-        if restored is None and may_restore(question):
-            restored = restore(question, qk.lang, _spellings(conn, owner_id, question))
-        if restored is not None and restored != question:
-            qk = query_keys(restored, qk.lang, corpus_langs)
-        else:
-            restored = None
+        if searched is None:
+            searched = core
+            if may_restore(core):
+                searched = restore(core, qk.lang, _spellings(conn, owner_id, core))
+        if searched != core:
+            qk = query_keys(searched, qk.lang, corpus_langs)
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
         dfs = (
@@ -277,7 +282,7 @@ def retrieve(
         timings,
         owner_langs,
         fusion_set,
-        restored,
+        None if searched == question else searched,
     )
 
 
@@ -568,16 +573,19 @@ def _params(
     }
 
 
-def restore_question(db: Database, owner_id: int, question: str, lang: str | None = None) -> str:
-    """``question`` spelled as the owner's corpus spells it (:mod:`rag.language.diacritics`):
-    the text a search embeds and keys. Evaluation embeds its questions in batches with it."""
-    if not may_restore(question):
-        return question
+def searched_question(db: Database, owner_id: int, question: str, lang: str | None = None) -> str:
+    """The text a search embeds and keys for ``question``: without the greeting or thanks at its
+    edges (:mod:`rag.language.courtesy`), spelled as the owner's corpus spells it when typed
+    without diacritics (:mod:`rag.language.diacritics`). Evaluation embeds its questions in
+    batches with it."""
+    core = without_courtesy(question)
+    if not may_restore(core):
+        return core
     with db.connection() as conn:
         info = conn.execute(OWNER_INFO, {"owner_id": owner_id}).fetchone()
         corpus_langs = list(info[2]) if info and info[2] else None
-        qlang = query_keys(question, lang, corpus_langs).lang
-        text = restore(question, qlang, _spellings(conn, owner_id, question))
+        qlang = query_keys(core, lang, corpus_langs).lang
+        text = restore(core, qlang, _spellings(conn, owner_id, core))
         conn.commit()
     return text
 
@@ -586,7 +594,7 @@ def _restored_apart(db: Database, owner_id: int, question: str, lang: str | None
     """The restored question before it is embedded, or None when the lookup fails (the search
     then embeds the question as typed, and its own statements meet and report the failure)."""
     try:
-        return restore_question(db, owner_id, question, lang)
+        return searched_question(db, owner_id, question, lang)
     except (psycopg.Error, PoolTimeout) as e:
         log.warning("spelling lookup failed: %s", one_line(e))
         return None
