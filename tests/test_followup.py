@@ -96,6 +96,15 @@ def test_what_a_followup_carries(question: str, previous: str, carried: str) -> 
     assert carry(question, previous) == carried
 
 
+def test_greetings_and_thanks_are_neither_followups_nor_subjects() -> None:
+    earlier = ["Dobrý den, kolik stojí parkování v Brně? Děkuji."]
+    rewritten = rewrite_with_rules("Díky! A v Praze?", earlier)
+    assert rewritten.startswith("A v Praze?") and "parkování" in rewritten
+    assert "Děkuji" not in rewritten and "Dobrý" not in rewritten
+    # no follow-up: the question as asked, formulas and all (the search cuts them itself)
+    assert rewrite_with_rules("Dobrý den, kdo je Novák?", earlier) == "Dobrý den, kdo je Novák?"
+
+
 def test_a_chain_of_followups_keeps_its_subject() -> None:
     earlier = ["Kdo je Novák?", "A za co dostal cenu?"]
     assert rewrite_with_rules("A kdy?", earlier) == "A kdy? (Novák)"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rag.errors import LLMError, one_line
+from rag.language.courtesy import without_courtesy
 from rag.language.keys import tokenize
 from rag.language.phrases import (
     ANAPHORA_WORDS,
@@ -128,11 +129,20 @@ def standalone_question(
 
 
 def rewrite_with_rules(question: str, earlier: Sequence[str]) -> str:
-    """Carry the subject of the earlier questions into ``question`` when it is a follow-up."""
-    context = earlier[0]
-    for previous in earlier[1:]:
+    """Carry the subject of the earlier questions into ``question`` when it is a follow-up.
+
+    Greetings and thanks are not subjects: each turn is read without them
+    (:mod:`rag.language.courtesy`), so "Díky! A v Praze?" after "Dobrý den, kolik stojí
+    parkování v Brně?" is the follow-up "A v Praze? (parkování)". A question that is no
+    follow-up comes back as asked.
+    """
+    turns = [without_courtesy(t) for t in earlier]
+    context = turns[0]
+    for previous in turns[1:]:
         context = carry(previous, context)
-    return carry(question, context)
+    core = without_courtesy(question)
+    carried = carry(core, context)
+    return question if carried == core else carried
 
 
 def is_followup(question: str) -> bool:
