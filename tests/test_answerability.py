@@ -7,6 +7,7 @@ import pytest
 from rag.language.answer_types import (
     is_frame,
     is_identifier,
+    is_name,
     number_values,
     numeral_compound,
     sentence_classes,
@@ -585,3 +586,25 @@ def _classes(sentence: str, lang: str) -> dict[str, tuple[str, ...]]:
         {lemma for t in tokens for lemma in t.lemmas},
         lang,
     )
+
+
+@pytest.mark.parametrize(
+    ("surface", "position", "lang", "name"),
+    [
+        ("Ostravě", 3, "cs", True),
+        ("Ostravě", 0, "cs", False),  # the first word is capitalized anyway
+        # typed in lower case: the dictionary knows these only capitalized
+        ("ostravě", 3, "cs", True),
+        ("novák", 0, "cs", True),
+        ("litomyšli", 4, "cs", True),
+        # lower-case words that are also ordinary words: no name
+        ("plzni", 3, "cs", False),
+        ("sova", 2, "cs", False),
+        ("parkování", 2, "cs", False),
+        ("kolik", 0, "cs", False),
+        # German writes nouns capitalized: only capitals or all caps mark its names
+        ("berlin", 3, "de", False),
+    ],
+)
+def test_names_typed_in_lower_case(surface: str, position: int, lang: str, name: bool) -> None:
+    assert is_name(surface, position, lang) is name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.language.courtesy import without_courtesy
+from rag.language.courtesy import core_question, without_courtesy
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,22 @@ def test_the_core_is_a_fixed_point() -> None:
     for q in ("Dobrý den, prosím, kolik stojí oběd? Díky moc!", "Ahoj! Víte, kde je sklad? Díky"):
         core = without_courtesy(q)
         assert core != q and without_courtesy(core) == core
+
+
+@pytest.mark.parametrize(
+    ("question", "core"),
+    [
+        ("Kdo je Novák? 🙂", "Kdo je Novák?"),
+        ("Smí pes do kanceláře? 🐶👍", "Smí pes do kanceláře?"),
+        ("Kde je sklad?✅ Díky!", "Kde je sklad?"),
+        # shouting marks every word: ordinary case, the first letter kept capital
+        ("KOLIK STOJÍ PARKOVÁNÍ V BRNĚ?", "Kolik stojí parkování v brně?"),
+        # capitals inside an ordinary question are names and codes: kept
+        ("Kolik stojí SOVA T3?", "Kolik stojí SOVA T3?"),
+        ("Co je ZX-4411?", "Co je ZX-4411?"),
+        ("Dobrý den, kdo je Novák? Děkuji. 🙂", "Kdo je Novák?"),
+        ("👍", "👍"),
+    ],
+)
+def test_core_question(question: str, core: str) -> None:
+    assert core_question(question) == core

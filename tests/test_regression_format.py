@@ -42,6 +42,7 @@ KNOWN_TAGS = frozenset(
         "near-duplicate",
         "later-chunk",
         "courtesy",
+        "chat-style",
     }
 )
 # Tags that only make sense on one side of the answer/not_found divide.

@@ -4,8 +4,9 @@ profile, against the real test database. Each floor prints what it measured and 
 Floors: false answers <= 0.05 counted on every not_found case (off-topic, near-topic, absent codes
 and names, split evidence, near-duplicates), hybrid hit@5 at least that of each single retriever,
 answer recall >= DEFAULT_MIN_RECALL on the Czech questions, the Czech questions typed without
-diacritics judged about as with them (recall within 0.05, at most one false answer more) and
-wrapped in a greeting and thanks judged as without them; the English and Slovak ones
+diacritics judged about as with them (recall within 0.05, at most one false answer more),
+wrapped in a greeting and thanks judged as without them, and typed all lower case judged about
+as typed; the English and Slovak ones
 (judged with the profile's other-language thresholds) have their own recall floor,
 OTHER_MIN_RECALL. The issue's target for both is 0.93 and neither is met (docs/evaluation.md):
 the misses are paraphrases that share no word with their answer (the answerability stage needs
@@ -241,6 +242,41 @@ def test_czech_questions_wrapped_in_a_greeting_and_thanks_are_judged_as_without(
         if r.ok != x.ok
     ]
     assert len(changed) <= 2, f"{len(changed)} verdicts changed:\n" + "\n".join(changed)
+
+
+def test_czech_questions_typed_in_lower_case_are_judged_about_as_typed(
+    retrieved: tuple[Engine, list[Retrieval]], report: Report
+) -> None:
+    """Every Czech case typed as many type in a chat, all lower case and without "?": its names
+    are still names (rag.language.lemmas.typed_lower_name), so a place the corpus lacks is still
+    missed; recall within 0.05 and at most three false answers more than as typed."""
+    engine, _ = retrieved
+    typed = [r for r in report.results if r.relation == "same" and r.case.id.startswith("cs-")]
+    typed = [r for r in typed if r.case.question.lower().rstrip("?") != r.case.question]
+    cases = [Case(r.case.id, r.case.question.lower().rstrip("?"), r.case.expect) for r in typed]
+    _, owner_id = corpus_owner(engine.db, engine.settings, engine.embedder, regression_set())
+    lower = score(
+        engine,
+        "lower",
+        cases,
+        retrieve_all(engine, owner_id, cases, progress=False),
+        engine.thresholds,
+    )
+    a, low = Figures.of(typed), lower.figures
+    print(
+        f"{len(cases)} cases; as typed {a.recalled}/{a.answerable} at {a.false_answers}/"
+        f"{a.no_answer} false answers, lower case {low.recalled}/{low.answerable} at "
+        f"{low.false_answers}/{low.no_answer}"
+    )
+    assert a.answer_recall is not None and low.answer_recall is not None
+    assert low.answer_recall >= a.answer_recall - 0.05, (
+        f"lower case answer recall {low.answer_recall:.3f} ({low.recalled}/{low.answerable})\n"
+        + _failing(lower, {"refused", "wrong_sources"})
+    )
+    assert low.false_answers <= a.false_answers + 3, (
+        f"lower case {low.false_answers}/{low.no_answer} false answers against "
+        f"{a.false_answers}/{a.no_answer} as typed\n" + _failing(lower, {"false_answer"})
+    )
 
 
 @pytest.mark.parametrize("single", ["fts", "vector"])

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rag.errors import LLMError, one_line
-from rag.language.courtesy import without_courtesy
+from rag.language.courtesy import core_question
 from rag.language.keys import tokenize
 from rag.language.phrases import (
     ANAPHORA_WORDS,
@@ -136,11 +136,11 @@ def rewrite_with_rules(question: str, earlier: Sequence[str]) -> str:
     parkování v Brně?" is the follow-up "A v Praze? (parkování)". A question that is no
     follow-up comes back as asked.
     """
-    turns = [without_courtesy(t) for t in earlier]
+    turns = [core_question(t) for t in earlier]
     context = turns[0]
     for previous in turns[1:]:
         context = carry(previous, context)
-    core = without_courtesy(question)
+    core = core_question(question)
     carried = carry(core, context)
     return question if carried == core else carried
 

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
+from rag.language.lemmas import typed_lower_name
 
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
@@ -636,7 +637,8 @@ def is_number(surface: str) -> bool:
 
 
 def is_name(surface: str, position: int, lang: str) -> bool:
-    """Whether a question word is a proper name: capitalized inside the question, or all caps.
+    """Whether a question word is a proper name: capitalized inside the question, or all caps,
+    or typed in lower case where the language's dictionary knows it only capitalized.
 
     The first word of a question is capitalized anyway, so only an all-caps first word counts;
     German capitalizes every noun, so there only all-caps words do.
@@ -646,6 +648,8 @@ def is_name(surface: str, position: int, lang: str) -> bool:
         return False
     if len(letters) >= 2 and all(c.isupper() for c in letters):
         return True
+    if surface.islower():  # "kolik stojí parkování v ostravě": a name typed in lower case
+        return typed_lower_name(surface, lang)
     return position > 0 and lang != "de" and surface[0].isupper()
 
 

@@ -103,6 +103,28 @@ def _delimited(question: str, spans: list[tuple[int, int]], k: int) -> bool:
     return any(c in _DELIMITERS for c in after)
 
 
+# Pictographs and other symbols ("🙂", "👍", "✓") say nothing a passage could answer, and an
+# embedding model reads them as words: a trailing "🙂" cost 14 of the shipped set's answers.
+_SYMBOLS = re.compile(
+    "[\u2190-\u21ff\u2300-\u23ff\u2460-\u27bf\u2900-\u2bff\u3030\u303d\u3297\u3299"
+    "\U0001f000-\U0001faff\ufe0e\ufe0f\u200d]+"
+)
+
+
+def core_question(question: str) -> str:
+    """What ``question`` asks, as a search should read it: pictographs out, a question typed in
+    capitals alone ("KOLIK STOJÍ PARKOVÁNÍ?") in ordinary case (capitals mark names and codes,
+    and shouting marks every word), and the courtesy formulas at its edges cut off."""
+    text = _SYMBOLS.sub(" ", question)
+    if text != question:
+        text = " ".join(text.split())
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) >= 4 and not any(c.islower() for c in letters):
+        lowered = text.lower()
+        text = lowered[:1].upper() + lowered[1:]
+    return without_courtesy(text) if text else question
+
+
 def without_courtesy(question: str) -> str:
     """``question`` without the greeting, request frame or thanks at its edges.
 

@@ -108,6 +108,23 @@ def _czech_owner(possessive: str) -> str:
     return owner if owner.casefold() != genitive.casefold() else possessive[:-2]
 
 
+def typed_lower_name(word: str, lang: str) -> bool:
+    """Whether a lower-case word is a proper noun typed in lower case: the language's dictionary
+    knows it only capitalized ("ostravě", "novák", "litomyšli"; not "plzni", which is also the
+    word "plzeň" inflected, nor "sova", an owl). Chat questions are often typed all lower case,
+    and a place the corpus does not name must still be missed as a name."""
+    if len(word) < 3 or not word.islower() or lang not in LEMMA_LANGS or lang in _NOUNS_CAPITALIZED:
+        return False
+    load_dictionaries([lang])
+    try:
+        from simplemma.lemmatizer import DEFAULT_DICTIONARY_FACTORY
+
+        words = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
+        return word not in words and word.capitalize() in words
+    except Exception:  # noqa: BLE001 - without the dictionary, capitals alone mark names
+        return False
+
+
 def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
     """The lemmas of a word: its own first, then a possessive's owner or a proper noun."""
     word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface

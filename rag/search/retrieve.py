@@ -34,7 +34,7 @@ from psycopg_pool import PoolTimeout
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import RetrievalError, one_line
-from rag.language.courtesy import without_courtesy
+from rag.language.courtesy import core_question
 from rag.language.diacritics import may_restore, restorable_forms, restore
 from rag.language.keys import (
     accent_prefix,
@@ -179,7 +179,7 @@ def retrieve(
     qvec: np.ndarray | None = None
     # what the question asks, without a greeting or thanks at its edges (rag.language.courtesy),
     # and the text embedded and keyed: that, spelled as the corpus spells it when typed in ASCII
-    core = without_courtesy(question)
+    core = core_question(question)
     searched: str | None = None
     if mode != "fts":
         if vector is not None:
@@ -578,7 +578,7 @@ def searched_question(db: Database, owner_id: int, question: str, lang: str | No
     edges (:mod:`rag.language.courtesy`), spelled as the owner's corpus spells it when typed
     without diacritics (:mod:`rag.language.diacritics`). Evaluation embeds its questions in
     batches with it."""
-    core = without_courtesy(question)
+    core = core_question(question)
     if not may_restore(core):
         return core
     with db.connection() as conn:
