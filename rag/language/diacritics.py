@@ -25,7 +25,6 @@ word, and so is "schön"), and an English question's words are English: neither 
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
@@ -33,6 +32,7 @@ from functools import lru_cache
 from unidecode import unidecode
 
 from rag.language.keys import normalize, tokenize, unaccent
+from rag.language.lemmas import dictionary_words
 from rag.language.stopwords import STOPWORDS
 
 _MIN_LETTERS = 2  # a single letter ("a", "i", "o") is too ambiguous to restore
@@ -43,7 +43,6 @@ RESTORED_LANGS = frozenset({"cs", "sk", "pl"})
 # Czech's, Polish's larger still)
 DICTIONARY_LANGS = frozenset({"cs"})
 
-log = logging.getLogger(__name__)
 _dictionary_lock = threading.Lock()
 _dictionaries: dict[str, dict[str, str]] = {}
 
@@ -81,12 +80,8 @@ def dictionary_spellings(lang: str) -> Mapping[str, str]:
 
 
 def _build_dictionary(lang: str) -> dict[str, str]:
-    try:
-        from simplemma.lemmatizer import DEFAULT_DICTIONARY_FACTORY
-
-        words = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
-    except Exception as e:  # noqa: BLE001 - questions are then spelled from the corpus alone
-        log.warning("no %s dictionary for spelling questions: %s", lang, e)
+    words = dictionary_words(lang)
+    if words is None:  # questions are then spelled from the corpus alone
         return {}
     spellings: dict[str, str] = {}
     for word in words:

@@ -21,12 +21,15 @@ Each simplemma dictionary is loaded once per process, however many threads ask f
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import simplemma
 import snowballstemmer
+
+log = logging.getLogger(__name__)
 
 SUPPORTED_LANGS: tuple[str, ...] = ("cs", "sk", "pl", "de", "ru", "en")
 
@@ -115,14 +118,23 @@ def typed_lower_name(word: str, lang: str) -> bool:
     and a place the corpus does not name must still be missed as a name."""
     if len(word) < 3 or not word.islower() or lang not in LEMMA_LANGS or lang in _NOUNS_CAPITALIZED:
         return False
+    words = dictionary_words(lang)  # without it, capitals alone mark names
+    return words is not None and word not in words and word.capitalize() in words
+
+
+def dictionary_words(lang: str) -> Mapping[str, Any] | None:
+    """simplemma's dictionary of ``lang`` (form -> lemma), the copy the lemmatizer itself uses,
+    or None when the language has none or it cannot be read."""
+    if lang not in LEMMA_LANGS:
+        return None
     load_dictionaries([lang])
     try:
         from simplemma.lemmatizer import DEFAULT_DICTIONARY_FACTORY
 
-        words = DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
-        return word not in words and word.capitalize() in words
-    except Exception:  # noqa: BLE001 - without the dictionary, capitals alone mark names
-        return False
+        return DEFAULT_DICTIONARY_FACTORY.get_dictionary(lang)
+    except Exception as e:  # noqa: BLE001 - callers fall back to what they do without one
+        log.warning("no %s lemma dictionary: %s", lang, e)
+        return None
 
 
 def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
