@@ -75,6 +75,7 @@ SETTINGS_DOC: dict[str, str] = {
     "answer_window": "answerability: most consecutive sentences in a candidate's evidence window (0: the stage off)",
     "focus_words": "answerability: how many of the question's rarest content words the window must hold",
     "paraphrase_max_distance": "answerability: largest distance at which a vector stands in for missing focus words (0: never)",
+    "paraphrase_min_pull": "answerability: least pull of missing focus words toward a passage for a vector to stand in for them (-2: off)",
     "require_answer_type": "answerability: the window must hold the answer type the interrogative asks for (a number, date, name ...)",
     "profile": "calibration profile file; default: the one shipped for the embedding model",
     "llm_url": "OpenAI-compatible chat endpoint base URL; unset answers extractively",
@@ -157,6 +158,7 @@ class Settings:
     answer_window: int = 2
     focus_words: int = 2
     paraphrase_max_distance: float = 0.0
+    paraphrase_min_pull: float = -2.0
     require_answer_type: bool = True
     profile: str = ""
     llm_url: str = ""

@@ -76,6 +76,12 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("en", "How old is the glassworks?", "number"),
         ("de", "Wie alt ist die Fabrik?", "number"),
         ("cs", "Jak stará je sklárna?", "number"),
+        # a measure asked by "jak" and its adjective, the currency of "kolik korun"
+        ("cs", "Jak dlouhá je záruka na akumulátor terminálu SOVA T3?", "number"),
+        ("cs", "Jak široké role potřebuje tiskárna štítků?", "number"),
+        ("cs", "Jak rychle podpora reaguje na požadavek s prioritou P1?", "number"),
+        ("cs", "Kolik korun přibude na stravenkovou kartu za den?", "amount"),
+        ("cs", "Kolik korun stojí oběd pro návštěvy?", "amount"),
         # "how many" counts, whatever the question pays ("kolik" and "сколько" ask for either,
         # so their price cues decide, as above)
         ("en", "How many days of paid leave does a driver get?", "number"),
@@ -283,6 +289,15 @@ def test_a_name_is_met_by_any_of_its_words() -> None:
     text = "Za obnovu záloh poděkovalo vedení panu Krejčímu z IT provozu."
     a = assess(text, "cs", needs, 2, True)
     assert a.reason is None, a.as_dict()
+
+
+def test_a_measure_adjective_frames_the_question_but_a_surname_stays_a_name() -> None:
+    q = query_keys("Jak dlouhá je záruka na akumulátor?", "cs")
+    needs = question_needs(q, {}, {k: 2 for w in q.words for k in w.keys}, 50, 2)
+    assert "dlouhá" not in [n.surface for n in needs.focus]
+    q = query_keys("Kolik korun stojí oběd pro návštěvy?", "cs")
+    needs = question_needs(q, {}, {k: 2 for w in q.words for k in w.keys}, 50, 2)
+    assert "korun" not in [n.surface for n in needs.focus]
 
 
 def test_a_name_no_word_of_which_the_corpus_knows_is_absent() -> None:

@@ -444,6 +444,7 @@ BASE = {
     "document_rule": 0,
     "anchor_support": False,  # set per sweep (Sweep.fixed), not per block
     "anchor_min_share": 1.0,
+    "paraphrase_min_pull": -2.0,  # set per sweep too (rag calibrate --paraphrase-pull)
 }
 
 

@@ -43,11 +43,12 @@ KNOWN_TAGS = frozenset(
         "later-chunk",
         "courtesy",
         "chat-style",
+        "attribute",
     }
 )
 # Tags that only make sense on one side of the answer/not_found divide.
 NOT_FOUND_ONLY = frozenset(
-    {"off-topic", "near-topic", "absent-code", "absent-name", "split-evidence"}
+    {"off-topic", "near-topic", "absent-code", "absent-name", "split-evidence", "attribute"}
 )
 ANSWERED_ONLY = frozenset({"paraphrase", "long-doc", "short-record"})
 

@@ -14,6 +14,7 @@ from rag.cli.evaluation import num, rate, retrieved_set, set_options
 from rag.eval.gate import (
     DEFAULT_MAX_FALSE,
     DEFAULT_MIN_RECALL,
+    GATE_MAX_FALSE,
     OTHER_MIN_RECALL,
     UNGATED_TAGS,
     gated,
@@ -34,10 +35,10 @@ SELECTION_RULE = (
 @set_options
 @click.option(
     "--max-false-answer",
-    default=DEFAULT_MAX_FALSE,
-    show_default=True,
+    default=None,
     type=click.FloatRange(0, 1),
-    help="Ceiling on the false-answer rate.",
+    help=f"Ceiling on the false-answer rate; default {DEFAULT_MAX_FALSE}, and "
+    f"{GATE_MAX_FALSE} (the gate's floor) when --check checks the shipped set.",
 )
 @click.option(
     "--min-answer-recall",
@@ -97,6 +98,14 @@ SELECTION_RULE = (
     "hold (on), or all of these (both).",
 )
 @click.option(
+    "--paraphrase-pull",
+    "min_pull",
+    type=click.FloatRange(-2, 2),
+    default=None,
+    help="The least pull of a question's missing focus words toward a passage for a close "
+    "vector to stand in for them (rag.search.pull; -2: off); default: the profile in force's.",
+)
+@click.option(
     "--check",
     is_flag=True,
     help="Do not calibrate: exit non-zero when the current profile misses the floors.",
@@ -106,7 +115,7 @@ SELECTION_RULE = (
 @fails_cleanly
 def calibrate(
     app: App,
-    max_false_answer: float,
+    max_false_answer: float | None,
     min_answer_recall: float,
     output: Path | None,
     plot: Path | None,
@@ -115,6 +124,7 @@ def calibrate(
     other_as: str,
     contrasts: tuple[float, ...],
     anchors: str,
+    min_pull: float | None,
     check: bool,
     as_json: bool,
     **opts: Any,
@@ -126,10 +136,19 @@ def calibrate(
     """
     ungated = tuple(t for t in ungated if t.lower() != "none")
     if check:
-        check_floors(
-            app, opts, min_answer_recall, max_false_answer, ungated, as_json, OTHER_MIN_RECALL
+        # the shipped set's own floor; any other set is held to the target
+        shipped = not any(opts.get(k) for k in ("set_path", "corpus", "questions"))
+        ceiling = (
+            max_false_answer
+            if max_false_answer is not None
+            else GATE_MAX_FALSE
+            if shipped
+            else DEFAULT_MAX_FALSE
         )
+        check_floors(app, opts, min_answer_recall, ceiling, ungated, as_json, OTHER_MIN_RECALL)
         return
+    if max_false_answer is None:
+        max_false_answer = DEFAULT_MAX_FALSE
     from rag.errors import ConfigError, InputError
     from rag.eval import calibrate as cal
     from rag.eval import relation_fit as rf
@@ -163,6 +182,7 @@ def calibrate(
             skipped.append(f"{name} ({len(g.cases)} cases, not both answerable and not_found)")
             continue
         in_force = name if name in current.sets else OTHER if name != SAME else SAME
+        was_pull = current.get(in_force).paraphrase_min_pull
         f = rf.fit(
             engine,
             name,
@@ -173,6 +193,7 @@ def calibrate(
             current.contrast_of(in_force),
             tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
             anchors={"both": rf.ANCHORS, "on": rf.ANCHORS[1:], "off": (None,)}[anchors],
+            min_pull=was_pull if min_pull is None else min_pull,
         )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)

@@ -276,11 +276,12 @@ def print_failure(r: Any) -> None:
     for e in r.evidence:
         dist = "-" if e["distance"] is None else f"{e['distance']:.4f}"
         margin = "-" if e["margin"] is None else f"{e['margin']:.4f}"
+        pull = "" if e.get("pull") is None else f" pull {e['pull']:+.4f}"
         click.echo(
             f"      #{e['position']} {e['source_id']} fts {e['fts_rank'] or '-'} vec "
             f"{e['vector_rank'] or '-'} dist {dist} margin {margin} cover "
-            f"{e['coverage']:.2f} support {e['support']:.2f} [{e['rule'] or 'no evidence'}] "
-            f"{' '.join(e['words'])}"
+            f"{e['coverage']:.2f} support {e['support']:.2f}{pull} "
+            f"[{e['rule'] or 'no evidence'}] {' '.join(e['words'])}"
         )
 
 

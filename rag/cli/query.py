@@ -189,7 +189,8 @@ def search(
         if a is not None and a.window:
             start, end = a.window
             click.echo(f"    window {start}-{end}: {' '.join(c.text[start:end].split())[:200]}")
-            click.echo(f"    {answerability_line(a)}")
+            pull = "" if j.pull is None else f"  pull {j.pull:+.4f}"
+            click.echo(f"    {answerability_line(a)}{pull}")
         else:
             click.echo(f"    {' '.join(c.text.split())[:160]}")
     for h in result.hidden:

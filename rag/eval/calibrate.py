@@ -55,6 +55,7 @@ from rag.eval.sweep import (
     outcomes,
     with_topic,
 )
+from rag.search.pull import PULL_OFF
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval
 
@@ -179,6 +180,7 @@ def sweep(
                     require_answer_type=typed,
                     anchor_support=grid.anchor_support,
                     anchor_min_share=grid.anchor_min_share,
+                    paraphrase_min_pull=grid.paraphrase_min_pull,
                 ),
             )
         return key
@@ -317,11 +319,18 @@ def sweep(
         np.bincount(a.fold[ans], minlength=folds),
         np.bincount(a.fold[na], minlength=folds),
         recount,
-        (
-            {"anchor_support": True, "anchor_min_share": grid.anchor_min_share}
-            if grid.anchor_support
-            else {}
-        ),
+        {
+            **(
+                {"anchor_support": True, "anchor_min_share": grid.anchor_min_share}
+                if grid.anchor_support
+                else {}
+            ),
+            **(
+                {"paraphrase_min_pull": grid.paraphrase_min_pull}
+                if grid.paraphrase_min_pull > PULL_OFF
+                else {}
+            ),
+        },
     )
 
 

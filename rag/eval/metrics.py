@@ -109,6 +109,8 @@ def _evidence(hit: Hit, position: int) -> dict[str, Any]:
             *(f["word"] for f in j.answer.focus if f["matched_by"] is None),
         ],
         "words": words,
+        # the missing focus words' pull toward it, where the paraphrase rule asked for it
+        "pull": None if j.pull is None else round(j.pull, 4),
     }
 
 

@@ -28,6 +28,7 @@ from rag.eval import calibrate as cal
 from rag.eval.metrics import Report, retrieval_metrics, score
 from rag.eval.sets import Case
 from rag.eval.sweep import Grid, Sweep
+from rag.search.pull import PULL_OFF
 from rag.search.relations import OTHER, SAME, relation
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Retrieval
@@ -127,6 +128,7 @@ def fit(
     contrasts: Sequence[float] = CONTRASTS,
     grid: Grid | None = None,
     anchors: Sequence[float | None] = ANCHORS,
+    min_pull: float = PULL_OFF,
 ) -> Fit:
     """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
     an other-language relation once per contrast and anchor evidence (without first)."""
@@ -150,6 +152,7 @@ def fit(
             grid or (OTHER_GRID if other else Grid()),
             anchor_support=anchored is not None,
             anchor_min_share=1.0 if anchored is None else anchored,
+            paraphrase_min_pull=min_pull,
         )
         s = cal.sweep(shifted.cases, shifted.retrievals, swept, folds=folds, also=also)
         chosen = cal.select(s, ceiling)

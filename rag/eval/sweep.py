@@ -19,7 +19,8 @@ import numpy as np
 from rag.answer.engine import MAX_SOURCES
 from rag.eval.metrics import Figures
 from rag.eval.sets import Case
-from rag.search.relevance import FilterParams, judge
+from rag.search.pull import PULL_OFF
+from rag.search.relevance import FilterParams, judge, missing_focus
 from rag.search.retrieve import Retrieval
 
 DISTANCE_STEP = 0.0025
@@ -82,6 +83,9 @@ class Grid:
     # one value per sweep (rag.eval.relation_fit sweeps an other-language relation with each)
     anchor_support: bool = False
     anchor_min_share: float = 1.0
+    # one value per sweep: the missing focus words' least pull for the paraphrase rule
+    # (rag.search.pull); rag calibrate --paraphrase-pull sets it
+    paraphrase_min_pull: float = PULL_OFF
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:
@@ -292,11 +296,21 @@ def coverage_and_support(
     cov, sup = np.full(shape, -1.0), np.full(shape, -1.0)
     answers, paraphrase = np.ones(shape, dtype=bool), np.zeros(shape, dtype=bool)
     for i, r in enumerate(retrievals):
+        asked: dict[tuple[str, ...], list[int]] = {}
         for j, judgement in enumerate(judge(r, params)):
             cov[i, j], sup[i, j] = judgement.coverage, judgement.support
             if judgement.answer is not None:
                 answers[i, j] = judgement.answer.answers
                 paraphrase[i, j] = judgement.answer.paraphrase
+                if judgement.answer.paraphrase:
+                    asked.setdefault(missing_focus(judgement.answer), []).append(j)
+        if params.paraphrase_min_pull > PULL_OFF and r.pull is not None:
+            # a close vector stands in for missing words only where they pull toward the passage
+            for words, js in asked.items():
+                pulls = r.pull([r.candidates[j].chunk_id for j in js], words) if words else {}
+                for j in js:
+                    p = pulls.get(r.candidates[j].chunk_id)
+                    paraphrase[i, j] = p is None or p >= params.paraphrase_min_pull
     return cov, sup, answers, paraphrase
 
 

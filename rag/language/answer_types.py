@@ -93,6 +93,17 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("do kolika hodin", "time"),
         ("jak dlouho", "duration"),
         ("na jak dlouho", "duration"),
+        # a measure asked by "jak" and its adjective ("jak dlouhá je záruka", "jak široká role"):
+        # the adjective is the interrogative's, not a word the passage must repeat
+        ("jak dlouhý", "number"),
+        ("jak dlouhá", "number"),
+        ("jak dlouhé", "number"),
+        ("jak široký", "number"),
+        ("jak široká", "number"),
+        ("jak široké", "number"),
+        ("jak rychle", "number"),
+        # the currency of "how much" ("kolik korun"): a passage writes "Kč"
+        ("kolik korun", "number"),
         ("kolik", "number"),
         ("kolika", "number"),
         ("kolikrát", "number"),

@@ -227,8 +227,10 @@ def question_needs(
             if any(c.isdigit() for c in part):
                 values.setdefault(part, []).append(f"l:{value}")
     for i, w in enumerate(query.words):
-        if w.form in asking:
-            continue  # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak
+        if w.form in asking and not is_name(w.surface, position.get(w.form, i), lang):
+            # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak; but the
+            # surname Dlouhý is no "jak dlouhý"
+            continue
         keys = tuple(
             dict.fromkeys([*(k for k in w.keys if k[0] in "ls"), *form_keys.get(w.form, [])])
         )

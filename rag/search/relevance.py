@@ -53,6 +53,7 @@ from rag.language.answer_types import AnswerType, answer_type
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
+from rag.search.pull import PULL_OFF
 from rag.search.retrieve import Candidate, Retrieval
 from rag.settings import Settings
 
@@ -75,6 +76,9 @@ class FilterParams:
     answer_window: int = 0  # sentences in an evidence window; 0 turns answerability off
     focus_words: int = 2
     paraphrase_max_distance: float = 0.0  # 0: a missing focus word always refuses
+    # and the missing words' pull toward the candidate must be at least this (rag.search.pull):
+    # a word that pushes the question away names something the passage does not have
+    paraphrase_min_pull: float = PULL_OFF
     require_answer_type: bool = True
     # the supported-vector rule's evidence is the question's language-independent anchors
     # (identifiers, numbers, names: rag.search.anchors) instead of its words: for other-language sets
@@ -124,6 +128,8 @@ class Judgement:
     # false: no rule could admit the candidate even by its whole chunk's words, so its evidence
     # window was not looked for (judge(complete=False)); coverage and support are the chunk's
     window_checked: bool = True
+    # the missing focus words' pull toward the candidate, where the paraphrase rule asked for it
+    pull: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +142,7 @@ class Judgement:
             "support": round(self.support, 4),
             "known": round(self.known, 4),
             **({} if self.anchors is None else {"anchors": list(self.anchors.held)}),
+            **({} if self.pull is None else {"pull": round(self.pull, 4)}),
             "words": [
                 {
                     "word": w.word,
@@ -265,16 +272,29 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             or None
         )
         passed = rule is not None
+        pull = None
         if answer is not None and passed and not answer.answers:
             paraphrase = (
                 answer.paraphrase and near and c.distance <= params.paraphrase_max_distance  # type: ignore[operator]
             )
+            if paraphrase:
+                paraphrase, pull = pull_allows(retrieval, c, answer, params)
             passed = bool(paraphrase)
             if paraphrase:
                 rule = f"{rule}+paraphrase"
         judgements.append(
             Judgement(
-                passed, rule, c.distance, margin, coverage, evidence, support, known, answer, held
+                passed,
+                rule,
+                c.distance,
+                margin,
+                coverage,
+                evidence,
+                support,
+                known,
+                answer,
+                held,
+                pull=pull,
             )
         )
     if params.document_rule and needs is not None:
@@ -292,6 +312,25 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
 
         _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
+
+
+def missing_focus(answer: Answerability) -> tuple[str, ...]:
+    """The focus words a window lacks, as the question writes them."""
+    return tuple(f["word"] for f in answer.focus if not f.get("matched_by"))
+
+
+def pull_allows(
+    retrieval: Retrieval, c: Candidate, answer: Answerability, params: FilterParams
+) -> tuple[bool, float | None]:
+    """Whether the words ``c``'s window lacks pull the question toward it enough for a close
+    vector to stand in for them, and their pull (None: not asked for, or not computable)."""
+    if params.paraphrase_min_pull <= PULL_OFF or retrieval.pull is None:
+        return True, None
+    words = missing_focus(answer)
+    if not words:
+        return True, None
+    pull = retrieval.pull([c.chunk_id], words).get(c.chunk_id)
+    return pull is None or pull >= params.paraphrase_min_pull, pull
 
 
 def _anchored(

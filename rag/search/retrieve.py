@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -44,6 +44,7 @@ from rag.language.keys import (
 )
 from rag.language.question_keys import QueryKeys, query_keys
 from rag.search.filters import SearchFilter
+from rag.search.pull import PullProbe
 from rag.search.relations import set_for
 from rag.search.sql import (
     EMPTY_FTS,
@@ -108,6 +109,11 @@ class Retrieval:
     # what was embedded and keyed, when it is not the question as typed: without the greeting
     # or thanks at its edges, and spelled as the corpus spells it when typed without diacritics
     searched_as: str | None = None
+    # the pull of missing focus words toward candidates (rag.search.pull.PullProbe): chunk ids
+    # and words -> pull per chunk id; None without a question vector
+    pull: Callable[[Sequence[int], Sequence[str]], dict[int, float | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 def key_weight(key: str, settings: Settings) -> float:
@@ -271,6 +277,9 @@ def retrieve(
         for r in rows
     ]
     key_df = {k: int(dfs.get(k, 0)) for k in keys}
+    probe = None
+    if use_vec and qvec is not None and embedder is not None:
+        probe = PullProbe(db, embedder, owner_id, searched, qvec)
     return Retrieval(
         question,
         qk,
@@ -283,6 +292,7 @@ def retrieve(
         owner_langs,
         fusion_set,
         None if searched == question else searched,
+        pull=probe,
     )
 
 
