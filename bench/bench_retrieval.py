@@ -18,7 +18,9 @@ Prints:
     answerability  p50 / p95 of the answerability stage per question: judge() with the profile
                 minus judge() with the stage off, over the same retrievals; cold (every chunk's
                 sentences analysed afresh) and warm (the per-chunk sentence cache filled), beside
-                the search time and with the candidates per question
+                the search time and with the candidates per question; then, for a profile with
+                the pull (rag.search.pull), the questions that needed it and their whole judge()
+                time, the embedding of the question without its missing words included
     hnsw        recall@10 of the HNSW index against the exact scan (exact_scan_below=0) and its
                 p50 / p95 latency, for each ef_search
 """
@@ -40,6 +42,7 @@ from rag.embedders import make_embedder
 from rag.eval.metrics import retrieval_metrics, score
 from rag.eval.sets import corpus_owner, external_set
 from rag.search.answerability import sentences
+from rag.search.pull import PULL_OFF, PullProbe
 from rag.search.relevance import FilterParams, judge
 from rag.search.retrieve import Retrieval, retrieve
 from rag.settings import Settings
@@ -52,7 +55,9 @@ def percentile(values: list[float], p: float) -> float:
 def stage_timings(retrievals: list[Retrieval], params: FilterParams, search_p50: float) -> None:
     """Print what the answerability stage adds to judging, cold and warm, beside the search."""
     off = replace(params, answer_window=0)
-    on = params if params.answer_window > 0 else replace(params, answer_window=2)
+    with_pull = params if params.answer_window > 0 else replace(params, answer_window=2)
+    # the stage's own checks first; the pull (an embedding per question that needs it) apart
+    on = replace(with_pull, paraphrase_min_pull=PULL_OFF)
     base = []
     for r in retrievals:
         t = time.perf_counter()
@@ -67,6 +72,18 @@ def stage_timings(retrievals: list[Retrieval], params: FilterParams, search_p50:
             t = time.perf_counter()
             judge(r, on)
             runs[kind].append((time.perf_counter() - t) * 1000 - b)
+    pulls: list[float] = []
+    asked = 0
+    if with_pull.paraphrase_min_pull > PULL_OFF:
+        for r in retrievals:
+            if isinstance(r.pull, PullProbe):
+                r.pull.forget()  # the filter's figures above already computed them
+            t = time.perf_counter()
+            judged = judge(r, with_pull)
+            ms = (time.perf_counter() - t) * 1000
+            if any(j.pull is not None for j in judged):
+                asked += 1
+                pulls.append(ms)
     n = [len(r.candidates) for r in retrievals]
     print(
         f"\nanswerability stage (window {on.answer_window}), {statistics.median(n):.0f} candidates "
@@ -77,6 +94,13 @@ def stage_timings(retrievals: list[Retrieval], params: FilterParams, search_p50:
         print(
             f"  stage, {kind:<4} cache        p50 {percentile(ms, 50):.2f} ms, "
             f"p95 {percentile(ms, 95):.2f} ms  ({percentile(ms, 50) / search_p50:.2f} x search)"
+        )
+    if with_pull.paraphrase_min_pull > PULL_OFF:
+        print(
+            f"  the pull (paraphrase_min_pull {with_pull.paraphrase_min_pull:g}): asked for "
+            f"{asked}/{len(retrievals)} questions; judge() of those, embedding the question "
+            f"without its missing words, p50 {percentile(pulls, 50):.2f} ms, "
+            f"p95 {percentile(pulls, 95):.2f} ms"
         )
 
 

@@ -81,6 +81,11 @@ class PullProbe:
         self._pulls: dict[tuple[int, tuple[str, ...]], float | None] = {}
         self.errors: list[str] = []
 
+    def forget(self) -> None:
+        """Drop every pull computed so far (a benchmark times them afresh)."""
+        self._vectors.clear()
+        self._pulls.clear()
+
     def _occluded_vector(self, words: tuple[str, ...]) -> np.ndarray | None:
         if words not in self._vectors:
             rest = occluded(self.text, words)
