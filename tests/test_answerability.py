@@ -82,6 +82,10 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Jak rychle podpora reaguje na požadavek s prioritou P1?", "number"),
         ("cs", "Kolik korun přibude na stravenkovou kartu za den?", "amount"),
         ("cs", "Kolik korun stojí oběd pro návštěvy?", "amount"),
+        # the year asked for by a phrase of its own
+        ("cs", "V kterém roce byla založena sklárna?", "date"),
+        ("ru", "В каком году открылась биржа?", "date"),
+        ("de", "In welchem Jahr wurde die Börse eröffnet?", "date"),
         # "how many" counts, whatever the question pays ("kolik" and "сколько" ask for either,
         # so their price cues decide, as above)
         ("en", "How many days of paid leave does a driver get?", "number"),
@@ -298,6 +302,28 @@ def test_a_measure_adjective_frames_the_question_but_a_surname_stays_a_name() ->
     q = query_keys("Kolik korun stojí oběd pro návštěvy?", "cs")
     needs = question_needs(q, {}, {k: 2 for w in q.words for k in w.keys}, 50, 2)
     assert "korun" not in [n.surface for n in needs.focus]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "word", "verb"),
+    [
+        ("cs", "Kolik vydělává vedoucí skladu?", "vydělává", True),
+        # a passive participle lemmatizes to its adjective ("zaplacený"): no infinitive
+        ("cs", "Kdy byla zaplacena faktura za opravu?", "zaplacena", False),
+        ("cs", "Kdy se koná zimní slavnost?", "zimní", False),
+        ("de", "Wie werden Statoren auch bezeichnet?", "bezeichnet", True),
+        # every German noun is capitalized: "Garten" is no infinitive
+        ("de", "Wo liegt der Garten der Fabrik?", "Garten", False),
+        ("ru", "С кем сотрудничал консорциум?", "сотрудничал", True),
+    ],
+)
+def test_a_focus_word_knows_whether_it_names_the_predication(
+    lang: str, question: str, word: str, verb: bool
+) -> None:
+    q = query_keys(question, lang)
+    needs = question_needs(q, {}, {k: 1 for w in q.words for k in w.keys}, 50, 3)
+    [need] = [n for n in needs.focus if n.surface == word]
+    assert need.verb is verb
 
 
 def test_a_name_no_word_of_which_the_corpus_knows_is_absent() -> None:

@@ -18,6 +18,7 @@ from rag.embedders.fake import FakeEmbedder
 from rag.eval.sweep import coverage_and_support
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
+from rag.search.answerability import Answerability
 from rag.search.pull import PULL_OFF, PullProbe, occluded
 from rag.search.relevance import FilterParams, judge, missing_focus
 from rag.settings import Settings
@@ -172,3 +173,20 @@ def test_a_pull_that_cannot_be_computed_does_not_veto(
         if c.chunk_id == chunk
     )
     assert j.passed and j.pull is None
+
+
+def test_the_pull_is_asked_of_missing_nouns_not_of_verbs() -> None:
+    answer = Answerability(
+        (0, 10),
+        False,
+        True,
+        "focus",
+        None,
+        None,
+        focus=[
+            {"word": "Stillstand", "df": 0, "matched_by": None, "verb": False},
+            {"word": "brachte", "df": 0, "matched_by": None, "verb": True},
+            {"word": "Börse", "df": 3, "matched_by": "lemma", "verb": False},
+        ],
+    )
+    assert missing_focus(answer) == ("Stillstand",)

@@ -174,6 +174,9 @@ class Need:
     prefix_df: int = 0
     form: str = ""
     valued: bool = False  # written with a multiplier, digit groups or a word part: value keys too
+    # a focus word that names the predication (its lemma an infinitive; in German not
+    # capitalized, since every German noun is): a passage says it in other verbs as often as not
+    verb: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +262,8 @@ def question_needs(
         elif not is_frame(word_lemmas, w.form, lang):
             verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
             prefixes = tuple(k for k in w.keys if k[0] == "p")
-            need = Need(w.surface, keys, df, "focus", prefixes, form=w.form)
+            predicate = verb and (lang != "de" or w.surface[:1].islower())
+            need = Need(w.surface, keys, df, "focus", prefixes, form=w.form, verb=predicate)
             ranked.append((int(verb), df, i, need))
         else:
             continue
@@ -548,7 +552,7 @@ def assess(
         by = _focus_matched(f, found, forms)
         if by is None and mask & titled:
             by = "title"
-        focus.append({"word": f.surface, "df": f.df, "matched_by": by})
+        focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
     reason = None
     met = [bool(mask & context) for _, _, mask in plan.required]
     named = {r.group for r, ok in zip(needs.required, met, strict=True) if ok and r.kind == "name"}

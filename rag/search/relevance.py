@@ -315,8 +315,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
 
 
 def missing_focus(answer: Answerability) -> tuple[str, ...]:
-    """The focus words a window lacks, as the question writes them."""
-    return tuple(f["word"] for f in answer.focus if not f.get("matched_by"))
+    """The focus words a window lacks whose pull is asked for, as the question writes them: not
+    the verbs (rag.search.pull: a passage tells the same event in other verbs, and leaving the
+    verb out of a question moves it as much as any word)."""
+    return tuple(f["word"] for f in answer.focus if not f.get("matched_by") and not f.get("verb"))
 
 
 def pull_allows(
