@@ -326,6 +326,32 @@ def test_a_focus_word_knows_whether_it_names_the_predication(
     assert need.verb is verb
 
 
+@pytest.mark.parametrize(
+    ("lang", "question", "counted"),
+    [
+        ("cs", "Kolik repasovaných telefonů firma darovala škole?", "telefonů"),
+        ("cs", "Kolik dní dovolené mám za rok?", "dní"),
+        ("de", "Wie viele Siedler ließen sich in Manakintown nieder?", "Siedler"),
+        ("ru", "Сколько новых школ открыли в Москве?", "школ"),
+        ("en", "How many pallets arrived on Monday?", "pallets"),
+        # a verb or a frame word after "kolik" counts nothing
+        ("cs", "Kolik vydělává ředitel?", None),
+        ("cs", "Kolik stojí parkování v Brně?", None),
+    ],
+)
+def test_the_thing_a_how_many_question_counts_is_a_focus_word(
+    lang: str, question: str, counted: str | None
+) -> None:
+    q = query_keys(question, lang)
+    # every word common, so that none would be focus by rarity alone but the first two
+    needs = question_needs(q, {}, {k: 30 for w in q.words for k in w.keys}, 50, 1)
+    focus = [n.surface for n in needs.focus]
+    if counted is None:
+        assert len(focus) == 1, focus
+    else:
+        assert counted in focus, focus
+
+
 def test_a_name_no_word_of_which_the_corpus_knows_is_absent() -> None:
     q = query_keys("Kolik vydělává ředitel Karel Dlouhý?", "cs")
     key_df = {k: (0 if w.surface in ("Karel", "Dlouhý") else 3) for w in q.words for k in w.keys}

@@ -23,7 +23,7 @@ Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -562,6 +562,44 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
     ):
         return "amount"
     return found
+
+
+# The phrases that ask how many of something, and the endings of the adjectives that may stand
+# between them and the thing counted ("kolik repasovaných telefonů", "сколько новых школ"),
+# unaccented.
+_COUNTING: dict[str, frozenset[tuple[str, ...]]] = {
+    "cs": frozenset({("kolik",)}),
+    "sk": frozenset({("kolko",)}),
+    "pl": frozenset({("ile",)}),
+    "de": frozenset({("wie", "viele"), ("wie", "viel"), ("wieviel",)}),
+    "ru": frozenset({("skolko",)}),
+    "en": frozenset({("how", "many")}),
+}
+_PLURAL_ADJECTIVE = {
+    "cs": ("ych", "ich"),
+    "sk": ("ych", "ich"),
+    "pl": ("ych", "ich"),
+    "ru": ("ykh", "ikh"),
+}
+
+
+def counted_word(forms: Sequence[str], lang: str) -> int | None:
+    """The position of the thing a "how many" question counts: the first word after the
+    counting phrase that is not an adjective agreeing with it ("Kolik repasovaných telefonů" ->
+    "telefonů", "Wie viele Siedler" -> "Siedler"); None without such a phrase. The caller decides
+    whether the word there is a content word (a verb or a frame word counts nothing: "Kolik
+    stojí", "Kolik vydělává")."""
+    words = list(forms)
+    for phrase in _COUNTING.get(lang, ()):
+        n = len(phrase)
+        at = next((i for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase), None)
+        if at is None:
+            continue
+        for j in range(at + n, len(words)):
+            if not words[j].endswith(_PLURAL_ADJECTIVE.get(lang, ())):
+                return j
+        return None
+    return None
 
 
 @lru_cache(maxsize=16)

@@ -41,6 +41,7 @@ from rag.language.answer_types import (
     accepted_classes,
     answer_token,
     answer_type,
+    counted_word,
     interrogative_forms,
     is_frame,
     is_identifier,
@@ -271,6 +272,14 @@ def question_needs(
         content.append((w.surface, all_keys, idf(df, n)))
     ranked.sort(key=lambda r: r[:3])
     focus = tuple(r[3] for r in ranked[:focus_words])
+    # "kolik telefonů": the thing counted is the question's focus however common it is; a window
+    # that counts notebooks does not answer (no verb counts anything: "kolik vydělává")
+    counted = counted_word([w.form for w in query.all_words], lang) if focus_words else None
+    if counted is not None:
+        form = query.all_words[counted].form
+        extra = [r[3] for r in ranked if r[3].form == form and not r[0]]
+        if extra and extra[0] not in focus:
+            focus += (extra[0],)
     absent = tuple(
         r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
     )
