@@ -8,6 +8,7 @@ its letters with the passage's words takes it further (the word pulled it closer
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -21,6 +22,7 @@ from rag.ingest.writer import Ingestor
 from rag.search.answerability import Answerability
 from rag.search.pull import PULL_OFF, PullProbe, occluded
 from rag.search.relevance import FilterParams, judge, missing_focus
+from rag.search.retrieve import embed_question
 from rag.settings import Settings
 from rag.store import find_owner
 
@@ -190,3 +192,32 @@ def test_the_pull_is_asked_of_missing_nouns_not_of_verbs() -> None:
         ],
     )
     assert missing_focus(answer) == ("Stillstand",)
+
+
+def test_the_pull_embeds_within_the_search_timeout(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    oid, emb = _load(db, settings, owner)
+    result = Engine(db, settings, emb, params=OPEN).search(
+        oid, "Kdy se koná zimní firemní slavnost?"
+    )
+    chunk = _party(result).candidate.chunk_id
+
+    class Slow(FakeEmbedder):
+        def embed(self, texts, *, kind):  # type: ignore[no-untyped-def]
+            time.sleep(0.6)
+            return super().embed(texts, kind=kind)
+
+    slow = Slow(settings)
+    probe = PullProbe(
+        db,
+        slow,
+        oid,
+        "Kdy se koná zimní firemní slavnost?",
+        emb.embed(["x"], kind="query")[0],
+        lambda text: embed_question(slow, text, 0.1),
+    )
+    started = time.monotonic()
+    assert probe([chunk], ["zimní"]) == {chunk: None}
+    assert time.monotonic() - started < 0.5
+    assert probe.errors == ["embedder took longer than 0.1 s"]

@@ -25,7 +25,7 @@ would otherwise admit.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -71,9 +71,13 @@ class PullProbe:
         owner_id: int,
         text: str,
         vector: np.ndarray,
+        embed: Callable[[str], tuple[np.ndarray | None, dict[str, str] | None]] | None = None,
     ) -> None:
         self.db = db
         self.embedder = embedder
+        # how a text is embedded: the search's own bounded call (rag.search.retrieve.embed_question,
+        # the embedder's timeout), or the embedder directly
+        self.embed = embed
         self.owner_id = owner_id
         self.text = text
         self.vector = np.asarray(vector, dtype=np.float32)
@@ -90,7 +94,13 @@ class PullProbe:
         if words not in self._vectors:
             rest = occluded(self.text, words)
             vec = None
-            if rest and rest != self.text:
+            if rest and rest != self.text and self.embed is not None:
+                got, why = self.embed(rest)
+                if got is None:
+                    self.errors.append(why["message"] if why else "no vector")
+                else:
+                    vec = np.asarray(got, np.float32)
+            elif rest and rest != self.text:
                 try:
                     vec = np.asarray(self.embedder.embed([rest], kind="query")[0], np.float32)
                 except Exception as e:  # noqa: BLE001 -- fail open: the check does not apply

@@ -279,7 +279,12 @@ def retrieve(
     key_df = {k: int(dfs.get(k, 0)) for k in keys}
     probe = None
     if use_vec and qvec is not None and embedder is not None:
-        probe = PullProbe(db, embedder, owner_id, searched, qvec)
+        timeout = settings.embed_timeout
+
+        def bounded(text: str) -> tuple[np.ndarray | None, dict[str, str] | None]:
+            return embed_question(embedder, text, timeout)
+
+        probe = PullProbe(db, embedder, owner_id, searched, qvec, bounded)
     return Retrieval(
         question,
         qk,
