@@ -144,29 +144,29 @@ def test_calibration_sees_the_pull(db: Database, settings: Settings, owner: str)
     assert OPEN.paraphrase_min_pull == PULL_OFF
 
 
+WINTER = "Kdy se koná zimní firemní slavnost?"
+
+
+def _winter(db: Database, settings: Settings, owner: str) -> tuple[int, FakeEmbedder, object, int]:
+    """The owner, its embedder, the winter-party search with every rule open, the party chunk."""
+    oid, emb = _load(db, settings, owner)
+    result = Engine(db, settings, emb, params=OPEN).search(oid, WINTER)
+    return oid, emb, result, _party(result).candidate.chunk_id  # type: ignore[attr-defined]
+
+
 def test_a_pull_that_cannot_be_computed_does_not_veto(
     db: Database, settings: Settings, owner: str
 ) -> None:
-    oid, emb = _load(db, settings, owner)
-    result = Engine(db, settings, emb, params=OPEN).search(
-        oid, "Kdy se koná zimní firemní slavnost?"
-    )
-    chunk = _party(result).candidate.chunk_id
+    oid, emb, result, chunk = _winter(db, settings, owner)
 
     class Broken(FakeEmbedder):
         def embed(self, texts, *, kind):  # type: ignore[no-untyped-def]
             raise RuntimeError("engine gone")
 
-    probe = PullProbe(
-        db,
-        Broken(settings),
-        oid,
-        "Kdy se koná zimní firemní slavnost?",
-        emb.embed(["x"], kind="query")[0],
-    )
+    probe = PullProbe(db, Broken(settings), oid, WINTER, emb.embed(["x"], kind="query")[0])
     assert probe([chunk], ["zimní"]) == {chunk: None}
     assert probe.errors == ["engine gone"]
-    broken = replace(result.retrieval, pull=probe)
+    broken = replace(result.retrieval, pull=probe)  # type: ignore[attr-defined]
     j = next(
         j
         for j, c in zip(
@@ -197,11 +197,7 @@ def test_the_pull_is_asked_of_missing_nouns_not_of_verbs() -> None:
 def test_the_pull_embeds_within_the_search_timeout(
     db: Database, settings: Settings, owner: str
 ) -> None:
-    oid, emb = _load(db, settings, owner)
-    result = Engine(db, settings, emb, params=OPEN).search(
-        oid, "Kdy se koná zimní firemní slavnost?"
-    )
-    chunk = _party(result).candidate.chunk_id
+    oid, emb, _, chunk = _winter(db, settings, owner)
 
     class Slow(FakeEmbedder):
         def embed(self, texts, *, kind):  # type: ignore[no-untyped-def]
@@ -209,14 +205,8 @@ def test_the_pull_embeds_within_the_search_timeout(
             return super().embed(texts, kind=kind)
 
     slow = Slow(settings)
-    probe = PullProbe(
-        db,
-        slow,
-        oid,
-        "Kdy se koná zimní firemní slavnost?",
-        emb.embed(["x"], kind="query")[0],
-        lambda text: embed_question(slow, text, 0.1),
-    )
+    timed = lambda text: embed_question(slow, text, 0.1)  # noqa: E731
+    probe = PullProbe(db, slow, oid, WINTER, emb.embed(["x"], kind="query")[0], timed)
     started = time.monotonic()
     assert probe([chunk], ["zimní"]) == {chunk: None}
     assert time.monotonic() - started < 0.5
