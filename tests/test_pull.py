@@ -211,3 +211,26 @@ def test_the_pull_embeds_within_the_search_timeout(
     assert probe([chunk], ["zimní"]) == {chunk: None}
     assert time.monotonic() - started < 0.5
     assert probe.errors == ["embedder took longer than 0.1 s"]
+
+
+def test_one_lookup_serves_every_candidate(
+    db: Database, settings: Settings, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, result, chunk = _winter(db, settings, owner)
+    probe = result.retrieval.pull  # type: ignore[attr-defined]
+    assert isinstance(probe, PullProbe)
+    probe.forget()
+    calls: list[list[int]] = []
+    real = probe._distances
+
+    def counted(ids: list[int], vec: object) -> dict[int, float]:
+        calls.append(ids)
+        return real(ids, vec)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(probe, "_distances", counted)
+    others = [c.chunk_id for c in result.retrieval.candidates if c.chunk_id != chunk]  # type: ignore[attr-defined]
+    assert others
+    first = probe([chunk], ["zimní"])[chunk]
+    then = probe(others, ["zimní"])
+    assert len(calls) == 1 and set(calls[0]) >= {chunk, *others}
+    assert first is not None and all(v is not None for v in then.values())

@@ -72,12 +72,15 @@ class PullProbe:
         text: str,
         vector: np.ndarray,
         embed: Callable[[str], tuple[np.ndarray | None, dict[str, str] | None]] | None = None,
+        candidates: Sequence[int] = (),
     ) -> None:
         self.db = db
         self.embedder = embedder
         # how a text is embedded: the search's own bounded call (rag.search.retrieve.embed_question,
         # the embedder's timeout), or the embedder directly
         self.embed = embed
+        # the question's candidates: one lookup computes a set of words' pull toward all of them
+        self.candidates = tuple(candidates)
         self.owner_id = owner_id
         self.text = text
         self.vector = np.asarray(vector, dtype=np.float32)
@@ -111,7 +114,8 @@ class PullProbe:
     def __call__(self, chunk_ids: Sequence[int], words: Sequence[str]) -> dict[int, float | None]:
         """The pull of ``words`` toward each of ``chunk_ids``."""
         key = tuple(words)
-        todo = [i for i in dict.fromkeys(chunk_ids) if (i, key) not in self._pulls]
+        asked = [i for i in chunk_ids if (i, key) not in self._pulls]
+        todo = list(dict.fromkeys([*asked, *self.candidates])) if asked else []
         if todo:
             vec = self._occluded_vector(key)
             got: dict[int, float] = {}

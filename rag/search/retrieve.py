@@ -284,7 +284,8 @@ def retrieve(
         def bounded(text: str) -> tuple[np.ndarray | None, dict[str, str] | None]:
             return embed_question(embedder, text, timeout)
 
-        probe = PullProbe(db, embedder, owner_id, searched, qvec, bounded)
+        ids = [c.chunk_id for c in candidates]
+        probe = PullProbe(db, embedder, owner_id, searched, qvec, bounded, ids)
     return Retrieval(
         question,
         qk,
