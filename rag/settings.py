@@ -65,6 +65,7 @@ SETTINGS_DOC: dict[str, str] = {
     "vector_margin": "relevance filter: how far behind the best distance a close vector may be",
     "rare_df": "relevance filter: share of the owner's chunks a rare word may occur in",
     "rare_min_chunks": "relevance filter: a word in this many chunks or fewer is always rare",
+    "stats_min_chunks": "relevance filter: word statistics count at least this many chunks, so that a small owner's words are not all common (1: the owner's own count)",
     "min_coverage": "relevance filter: share of the question a candidate's rare words must exceed",
     "coverage_mode": "relevance filter: count (rare words counted) or idf (idf-weighted)",
     "prefix_credit": "relevance filter: credit for a question word matched only by its prefix",
@@ -148,6 +149,7 @@ class Settings:
     vector_margin: float = 0.05
     rare_df: float = 0.02
     rare_min_chunks: int = 3
+    stats_min_chunks: int = 1
     min_coverage: float = 0.5
     coverage_mode: str = "idf"
     prefix_credit: float = 0.5

@@ -41,9 +41,21 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Jak se jmenuje vedoucí kuchyně?", "name"),
         ("cs", "Smím používat USB flash disk?", None),
         ("cs", "Jaký je příplatek za přesčas?", None),
+        # definitional: "kdo", a copula and a name ask about the person, not for one
+        ("cs", "Kdo je Novák?", None),
+        ("cs", "Kdo byl Sergio Marchionne?", None),
+        ("cs", "Kdo je vedoucí skladu?", "person"),
+        ("en", "Who is Novák?", None),
+        # contact: a cue word with its kind or an interrogative asking for it
+        ("cs", "Jaké je telefonní číslo na recepci?", "contact"),
+        ("cs", "Jaký je e-mail klubu?", "contact"),
+        ("cs", "Kam volat, když hoří?", "contact"),
+        ("cs", "Co mám dělat, když ztratím firemní telefon?", None),
+        ("cs", "Kdo má na starosti telefony?", "person"),
         ("sk", "Koľko stojí parkovanie v Brne?", "amount"),
         ("sk", "Kedy sa koná slávnosť?", "date"),
-        ("sk", "Kto je Novák?", "person"),
+        ("sk", "Kto vedie sklad?", "person"),
+        ("sk", "Kto je Novák?", None),  # definitional: any passage about Novák answers
         ("pl", "Ile kosztuje parking w Brnie?", "amount"),
         ("pl", "Jak długo trwa okres próbny?", "duration"),
         ("pl", "Gdzie jest magazyn?", "place"),

@@ -474,3 +474,27 @@ def test_a_failed_list_of_two_connections_leaves_the_other(
     lost = "vector_rank" if failing == "vector" else "fts_rank"
     assert all(getattr(c, kept) for c in r.candidates)
     assert not any(getattr(c, lost) for c in r.candidates)
+
+
+SMALL_KB = {
+    "pozvanka": "Novákovi jsme v pondělí poslali pozvánku na valnou hromadu družstva.",
+    "predseda": "Jan Novák je předseda družstva a schůze vede on.",
+}
+
+
+def test_a_small_owner_keeps_its_full_text_list_and_its_rare_words(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    """Two chunks, both holding "Novák": the word is what the question is about, not noise, and
+    with statistics counted over at least 20 chunks it is rare enough to admit by words."""
+    oid = load(db, settings, owner, None, SMALL_KB)
+    own = FilterParams(**{**WORDS_ONLY.as_dict(), "rare_df": 0.1, "rare_min_chunks": 1})
+    engine = Engine(db, settings, None, params=own)
+    result = engine.search(oid, "Kdo je Novák?")
+    ranked = [h for h in result.hits if h.candidate.fts_rank is not None]
+    assert len(ranked) == 2, [h.as_dict() for h in result.hits]
+    assert engine.ask(oid, "Kdo je Novák?").status == "not_found"  # every word is "common"
+    padded = FilterParams(**{**own.as_dict(), "stats_min_chunks": 20, "answer_window": 2})
+    answer = Engine(db, settings, None, params=padded).ask(oid, "Kdo je Novák?")
+    assert answer.status == "answered", answer.as_dict()
+    assert {s.source_id for s in answer.sources} == set(SMALL_KB)

@@ -30,12 +30,24 @@ from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
 from rag.language.lemmas import typed_lower_name
+from rag.language.question_classes import contact_question, contact_tokens
 
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
-AnswerType = Literal["number", "amount", "date", "time", "duration", "person", "place", "name"]
+AnswerType = Literal[
+    "number", "amount", "date", "time", "duration", "person", "place", "name", "contact"
+]
 TokenClass = Literal[
-    "number", "amount", "date", "time", "duration", "name", "person", "place", "identifier"
+    "number",
+    "amount",
+    "date",
+    "time",
+    "duration",
+    "name",
+    "person",
+    "place",
+    "identifier",
+    "contact",
 ]
 
 
@@ -53,7 +65,7 @@ FRAME_WORDS: dict[str, frozenset[str]] = {
     "cs": _table(
         """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
-        dát provést probíhat probíhá platit používat jít"""
+        dát provést probíhat probíhá platit používat jít starost obrátit spojit"""
     ),
     "sk": _table(
         """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
@@ -541,6 +553,17 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
         The type, or None (yes/no and other questions: no constraint).
     """
     words = list(forms)
+    lemmas = list(lemmas)
+    found = _interrogative_type(words, lemmas, lang)
+    # a contact asked for ("Jaké je telefonní číslo ...", "Kam volat ...") is an address or a
+    # number to call, whatever the interrogative; "kdo" and "kdy" keep their person and date
+    if found in (None, "number", "place", "name") and contact_question(words, lemmas, lang):
+        return "contact"
+    return found
+
+
+def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> AnswerType | None:
+    """The answer type the question's interrogative phrase asks for."""
     # the interrogative phrase that comes first, the longer one where two start together
     first: tuple[int, int, AnswerType] | None = None
     for phrase, kind in QUESTION_TYPES.get(lang, ()):
@@ -749,6 +772,9 @@ def sentence_classes(
             lasting += compound.numbers
     valued = CARDINAL_VALUES.get(lang, {})
     numbers += having(_NUMBER_WORDS) + tuple(sorted(lemma for lemma in lemmas if lemma in valued))
+    contacts = contact_tokens(text, lemmas, numbers, lang)
+    if contacts:
+        found["contact"] = contacts
     if numbers:
         found["number"] = numbers
         if _CURRENCY.search(text):
@@ -807,6 +833,7 @@ _ACCEPTS: dict[str, tuple[str, ...]] = {
     "person": ("person",),
     "place": ("place",),
     "name": ("name",),
+    "contact": ("contact",),
 }
 
 

@@ -37,6 +37,12 @@ v ve na do od po za z ze s u o k ke ku pro při před přes pod nad mezi bez kro
 proti kvůli
 už již jen také též taky tak tam tady zde ještě velmi více
 prosím řekni řekněte víš víte vím
+někdo někoho někomu někom někým něco něčeho něčemu něčem něčím nikdo nikoho nikomu nic ničeho
+jiný jiná jiné jiného jinému jiném jiným jinou jiní jiných
+můj moje mého mému mém mým mou moji mých mými tvůj tvoje tvého naše našeho našemu našem naším
+vaše vašeho vašemu vašem vaším
+teď nyní hned pak potom nejdřív nejdříve vůbec nějak někdy
+mám máš máme máte můžu můžeš můžeme můžete mohu
 """
 
 _SK = """

@@ -54,7 +54,10 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
+from rag.language.derivation import families, finite_verb
 from rag.language.keys import Token, analyze, has_digit, search_keys
+from rag.language.names import name_key
+from rag.language.question_classes import definitional, is_contact_word
 from rag.language.question_keys import QueryKeys, QueryWord
 
 _SENTENCE_CACHE = 8192
@@ -97,6 +100,7 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
                 # it "10000"
                 *(f"l:{value}" for _, value in number_values(part, lang)),
                 *_written_otherwise(part, tokens, lang),
+                *_related_forms(tokens, lang),
             ]
         )
         lemmas = {lemma for t in tokens for lemma in t.lemmas}
@@ -107,6 +111,15 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         beginnings = frozenset(f[:_DERIVED] for f in forms if len(f) >= _DERIVED)
         out.append(Sentence(start, end, keys, forms, tuple(classes.items()), beginnings))
     return tuple(out)
+
+
+def _related_forms(tokens: list[Token], lang: str) -> list[str]:
+    """Keys of a sentence's words by their family and, for a capitalized word, by its name's
+    stem (:mod:`rag.language.derivation`, :mod:`rag.language.names`): "žádost" holds the
+    family of "zažádám", "Marchionne" the name of "Marchionneho"."""
+    out = [k for t in tokens for k in families(t.surface, lang)]
+    out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
+    return out
 
 
 _HYPHEN = re.compile(r"[-\u2010\u2011]")
@@ -178,6 +191,9 @@ class Need:
     # a focus word that names the predication (its lemma an infinitive; in German not
     # capitalized, since every German noun is): a passage says it in other verbs as often as not
     verb: bool = False
+    # keys that also meet it: a focus word's family ("f:žád" of "zažádám": "žádost"), a name's
+    # stem ("N:marchionn" of "Marchionneho": "Marchionne")
+    related: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +234,15 @@ def question_needs(
         return own + [k[2:] for k in form_keys.get(w.form, []) if k[2:] not in own]
 
     lemmas = [lemma for w in query.all_words for lemma in lemmas_of(w)]
-    kind = answer_type((w.form for w in query.all_words), lemmas, lang)
+    forms = [w.form for w in query.all_words]
+    kind = answer_type(forms, lemmas, lang)
+    if kind == "person":
+        named = [
+            is_name(w.surface, position.get(w.form, i), lang) for i, w in enumerate(query.all_words)
+        ]
+        if definitional(forms, named, lang):
+            kind = None  # "Kdo je Novák?": any passage about Novák answers
+    contact = kind == "contact"
     asking = interrogative_forms(lang)
     required: list[Need] = []
     last_at = -2
@@ -258,13 +282,30 @@ def question_needs(
             last = required[-1] if required else None
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
-            required.append(Need(w.surface, keys, df, "name", prefixes, group, pdf))
+            stem = name_key(w.surface, lang)
+            related = (stem,) if stem is not None else ()
+            required.append(
+                Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
+            )
             last_at = at
+        elif contact and is_contact_word(word_lemmas, w.form, lang):
+            continue  # "telefonní číslo" names the answer's kind, as "jak dlouho" does
         elif not is_frame(word_lemmas, w.form, lang):
-            verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
+            verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1]) or finite_verb(
+                w.surface, lang
+            )
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
-            need = Need(w.surface, keys, df, "focus", prefixes, form=w.form, verb=predicate)
+            need = Need(
+                w.surface,
+                keys,
+                df,
+                "focus",
+                prefixes,
+                form=w.form,
+                verb=predicate,
+                related=families(w.surface, lang),
+            )
             ranked.append((int(verb), df, i, need))
         else:
             continue
@@ -348,6 +389,8 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
     # a passage's names and adjectives, :func:`_adjective`).
     if need.kind == "name" and need.df > 0 and any(k in found for k in need.prefixes):
         return "prefix"
+    if need.kind == "name" and any(k in found for k in need.related):
+        return "name"
     return None
 
 
@@ -365,6 +408,8 @@ def _focus_matched(
         stem = need.form[:_DERIVED]
         if any(f.startswith(stem) for f in forms):
             return "derived"
+    if by is None and any(k in found for k in need.related):
+        return "family"
     return by
 
 
@@ -394,14 +439,16 @@ class _Plan:
             (
                 r.kind == "name",
                 r.group,
-                self._mask(r.keys, r.prefixes if r.kind == "name" and r.df > 0 else ()),
+                self._mask(
+                    r.keys, (r.prefixes if r.kind == "name" and r.df > 0 else ()) + r.related
+                ),
             )
             for r in needs.required
         ]
         # focus while ranking windows: lemma, stem, a known word's prefix, a derived beginning
         self.focus = []
         for f in needs.focus:
-            mask = self._mask(f.keys, f.prefixes if f.df > 0 else ())
+            mask = self._mask(f.keys, (f.prefixes if f.df > 0 else ()) + f.related)
             if len(f.form) >= _DERIVED:
                 mask |= self._beginning(f.form[:_DERIVED])
             self.focus.append(mask)

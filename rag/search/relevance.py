@@ -49,7 +49,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rag.language.answer_types import AnswerType, answer_type
+from rag.language.answer_types import AnswerType, answer_type, is_frame
+from rag.language.derivation import families
+from rag.language.question_classes import is_contact_word
+from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
@@ -89,6 +92,9 @@ class FilterParams:
     # a candidate no rule admits passes when another chunk of its document is admitted by a
     # rule (the document speaks of the question) and its own window answers the question
     document_rule: bool = False
+    # rarity and idf count the owner as at least this many chunks: in a knowledge base of three
+    # chunks every word is in "a third of the corpus", and none would be rare
+    stats_min_chunks: int = 1
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
@@ -177,26 +183,29 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             split and key the sentences of dozens of chunks nothing could admit. Calibration
             and evaluation read every window, so they ask for all.
     """
-    n = max(retrieval.chunk_count, 1)
+    n = max(retrieval.chunk_count, params.stats_min_chunks, 1)
     rare_limit = max(params.rare_df * n, params.rare_min_chunks)
     distances = [c.distance for c in retrieval.candidates if c.distance is not None]
     best = min(distances) if distances else None
     words = []
-    for w in retrieval.query.words:
+    for w in content_words(retrieval):
         keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
         df = word_df(keys, retrieval.key_df)
         weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
+        # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word
+        keys += families(w.surface, retrieval.query.lang)
         words.append((w.surface, keys, df, df <= rare_limit, weight))
     total = sum(weight for *_, weight in words)
     idf_total = sum(idf(df, n) for _, _, df, _, _ in words)
     known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
+    related = frozenset(k for _, keys, _, _, _ in words for k in keys if k[0] == "f")
     needs = None
     if params.answer_window > 0:
         needs = question_needs(
             retrieval.query,
             retrieval.form_keys,
             retrieval.key_df,
-            retrieval.chunk_count,
+            n,
             params.focus_words,
         )
     anchors = question_anchors(retrieval.query) if params.anchor_support else ()
@@ -214,12 +223,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         margin = None if c.distance is None or best is None else c.distance - best
         near = c.distance is not None and margin is not None and margin <= params.vector_margin
         if bounded:
+            # the chunk's keys bound its windows': a family the chunk may hold counts as held
+            bound = matched | related if needs is not None else matched
             evidence = [
-                _word_evidence(matched, surface, keys, df, rare, weight, params)
+                _word_evidence(bound, surface, keys, df, rare, weight, params)
                 for surface, keys, df, rare, weight in words
             ]
             coverage, support = _shares(evidence, total, idf_total, n)
-            if not _admissible(c.distance, near, known, coverage, support, params):
+            if not _admissible(c, c.distance, near, known, coverage, support, params):
                 judgements.append(
                     Judgement(
                         False,
@@ -237,7 +248,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         if needs is not None:
             answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
-            matched &= answer.window_keys
+            matched = _window_matched(c, answer)
         evidence = [
             _word_evidence(matched, surface, keys, df, rare, weight, params)
             for surface, keys, df, rare, weight in words
@@ -253,6 +264,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             and c.distance <= params.support_max_distance  # type: ignore[operator]
             and support >= params.support_min_coverage
         )
+        # both retrievers' first, a little further off: its own window must answer (no
+        # paraphrase stands in for a focus word it lacks: the agreement is word evidence)
+        by_agreement = (
+            not params.anchor_support
+            and near
+            and c.distance <= params.support_max_distance  # type: ignore[operator]
+            and agreed(c)
+        )
         by_topic = (
             near
             and c.distance <= params.topic_max_distance  # type: ignore[operator]
@@ -266,6 +285,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
                     ("words", by_words),
                     ("anchors" if params.anchor_support else "support", by_support),
                     ("topic", by_topic),
+                    ("agreement", by_agreement),
                 )
                 if ok
             )
@@ -275,7 +295,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         pull = None
         if answer is not None and passed and not answer.answers:
             paraphrase = (
-                answer.paraphrase and near and c.distance <= params.paraphrase_max_distance  # type: ignore[operator]
+                answer.paraphrase
+                and near
+                and c.distance <= params.paraphrase_max_distance  # type: ignore[operator]
+                and rule != "agreement"
             )
             if paraphrase:
                 paraphrase, pull = pull_allows(retrieval, c, answer, params)
@@ -303,7 +326,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             c: Candidate, answer: Answerability
         ) -> tuple[list[WordEvidence], float, float]:
             """A skipped candidate's word evidence counted in its window, as above."""
-            matched = set(c.matched_keys) & answer.window_keys
+            matched = _window_matched(c, answer)
             evidence = [
                 _word_evidence(matched, surface, keys, df, rare, weight, params)
                 for surface, keys, df, rare, weight in words
@@ -312,6 +335,30 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
 
         _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
+
+
+def content_words(retrieval: Retrieval) -> list[QueryWord]:
+    """The question's words the filter weighs: its content words less the frame words ("mít",
+    "dělat", "stát" of "Kolik mám dní dovolené?", "Co dělat při požáru?") and, in a contact
+    question, the words naming the contact asked for. A light verb frames
+    the question and says nothing of its topic, so a passage need not hold it: the
+    answerability stage already leaves it out of the focus (:func:`is_frame`), and the rules
+    that count words must not count against a passage what the question only framed."""
+    q = retrieval.query
+    lang = q.lang
+
+    def lemmas_of(w: QueryWord) -> list[str]:
+        return [k[2:] for k in (*w.keys, *retrieval.form_keys.get(w.form, ())) if k[0] == "l"]
+
+    every = [lemma for w in q.all_words for lemma in lemmas_of(w)]
+    # "telefonní číslo" of a contact question names the kind of answer, as it does there
+    contact = answer_type([w.form for w in q.all_words], every, lang) == "contact"
+    return [
+        w
+        for w in q.words
+        if not is_frame(lemmas_of(w), w.form, lang)
+        and not (contact and is_contact_word(lemmas_of(w), w.form, lang))
+    ]
 
 
 def missing_focus(answer: Answerability) -> tuple[str, ...]:
@@ -402,6 +449,13 @@ def _by_document(
         judgements[i] = replace(j, passed=True, rule="document") if j.answer.answers else j
 
 
+def _window_matched(c: Candidate, answer: Answerability) -> set[str]:
+    """The question's keys a candidate's window holds: the keys full text matched in the chunk
+    that the window has, and the window's family keys."""
+    found = answer.window_keys
+    return (set(c.matched_keys) & found) | {k for k in found if k[0] == "f"}
+
+
 def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
     """The candidate's best evidence window, checked against the question's needs."""
     return assess(
@@ -425,7 +479,17 @@ def _shares(
     return coverage, support
 
 
+def agreed(c: Candidate) -> bool:
+    """Whether both retrievers put the candidate first: the best BM25 of the question's words
+    is word evidence of its own, relative to the owner's other chunks, where a share of the
+    question's words ("support") is an absolute one that a question in everyday words, or one
+    the passage says in other words, never reaches ("Kdy se zkouší siréna?" over "Zkouška
+    sirény probíhá ..."). It supports a vector as word support does."""
+    return c.fts_rank == 1 and c.vector_rank == 1
+
+
 def _admissible(
+    c: Candidate,
     distance: float | None,
     near: bool,
     known: float,
@@ -445,7 +509,7 @@ def _admissible(
         or (
             distance <= params.support_max_distance
             # anchor support is read from the text, not the keys: no bound without reading it
-            and (params.anchor_support or support >= params.support_min_coverage)
+            and (params.anchor_support or support >= params.support_min_coverage or agreed(c))
         )
     )
 
@@ -475,5 +539,9 @@ def _word_evidence(
         # A word the corpus does not contain cannot be "almost" in a chunk: its prefix twin
         # ("vydělává" ~ "výdejní") is a different word.
         by = "prefix"
-    credit = 0.0 if by is None else (params.prefix_credit if by == "prefix" else 1.0)
+    elif any(k in matched for k in keys if k[0] == "f"):
+        # another word of its family ("žádost" for "zažádám"), whatever the corpus counts of
+        # the word itself: the family is what the passage says it in
+        by = "family"
+    credit = 0.0 if by is None else (params.prefix_credit if by in ("prefix", "family") else 1.0)
     return WordEvidence(surface, df, rare, weight, credit, by)

@@ -563,7 +563,12 @@ def _params(
     # question has nothing but such words (a paraphrase in everyday words), its full-text list
     # would be noise that RRF ranks above the vector list's real match, so beside vectors it
     # stays empty.
+    # An owner whose chunks all fit in one candidate list has no common key to skip: reading
+    # every posting costs no more than the list, and the word "Novák" in 2 of 2 chunks is what
+    # the question is about, not noise.
     limit_df = max(1, int(COMMON_KEY_SHARE * n_chunks))
+    if n_chunks <= settings.candidates:
+        limit_df = max(limit_df, n_chunks)
     selective = [k for k in keys if 0 < dfs.get(k, 0) <= limit_df and k not in unselective]
     if not selective and not with_vectors:
         # full text alone: common words are all there is to go by

@@ -1,0 +1,148 @@
+"""Word families: a verb, its noun and its adjective share a derivational root.
+
+A Czech question asks in a verb what a passage says in a noun ("Jak si zažádám o dovolenou?" over
+"Žádost o dovolenou podáváte v aplikaci"), or in a noun what the passage says in an adjective
+("Co dělat při požáru?" over "Požární poplach ..."). The lemmatizer joins inflected forms of one
+word, never two words of one family. Czech word formation is regular enough to undo by its
+suffixes: verbal nouns (-ní, -ení, -ání, -ování: parkovat / parkování), abstract nouns (-ost:
+žádat / žádost), action nouns (-ba, -ávka, -ace: platit / platba, objednat / objednávka,
+rezervovat / rezervace), relational adjectives (-ní, -ový, -ský: požár / požární) and the
+infinitive's own endings. These derivations say the same event or property in another word
+class; those that name another thing are left out: a place (knihovna is no kniha, parkoviště
+no parking), an agent (učitel), a collective or a diminutive. A verb also yields its root without an aspectual prefix (zažádat,
+požádat: žádat), since a perfective verb's noun is often its imperfective's (žádost).
+
+The root is taken from the accented lemma: unaccented, "žád-" (to ask) and "zad-" (to assign)
+would be one. A root shorter than three letters is no evidence (a short word's ending is most of
+it), and neither is a word shorter than five letters. One suffix is removed, the longest that
+leaves such a root; the table is the grammar's, not fitted to a set of questions.
+
+Only Czech has a table; other languages get no family keys.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rag.language.lemmas import lemma_candidates
+
+FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
+
+_MIN_WORD = 5
+_MIN_ROOT = 3
+
+# (suffix, verbal): verbal endings also strip an aspectual prefix. Longest first within the
+# table; an infinitive's ending is removed from a lemma, a finite verb's only from a word the
+# dictionary does not know (its lemma is the word itself: "zažádám").
+_SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
+    "cs": (
+        # verbal nouns
+        ("ování", True),
+        ("ávání", True),
+        ("ívání", True),
+        ("ání", True),
+        ("ení", True),
+        ("ění", True),
+        # infinitives
+        ("ovat", True),
+        ("ávat", True),
+        ("ívat", True),
+        ("nout", True),
+        ("out", True),
+        ("at", True),
+        ("át", True),
+        ("et", True),
+        ("ět", True),
+        ("it", True),
+        ("ít", True),
+        ("ýt", True),
+        # abstract and action nouns
+        ("ství", False),
+        ("ost", False),
+        ("ávka", False),
+        ("ace", False),
+        ("ba", False),
+        # relational adjectives
+        ("ební", False),
+        ("ační", False),
+        ("ový", False),
+        ("ský", False),
+        ("cký", False),
+        ("ní", False),
+        ("ný", False),
+        ("ací", False),
+        ("ící", False),
+        # a noun's own nominative ending ("oprava" / "opravit")
+        ("a", False),
+        ("e", False),
+        ("o", False),
+    ),
+}
+_FINITE: dict[str, tuple[str, ...]] = {
+    "cs": ("ujeme", "ujete", "ují", "uji", "uje", "áme", "áte", "ají", "ám", "áš"),
+}
+_PREFIXES: dict[str, tuple[str, ...]] = {
+    "cs": (
+        "pře",
+        "při",
+        "pro",
+        "roz",
+        "nad",
+        "pod",
+        "ode",
+        "za",
+        "po",
+        "vy",
+        "na",
+        "od",
+        "do",
+        "ob",
+    ),
+}
+
+
+@lru_cache(maxsize=65536)
+def families(surface: str, lang: str) -> tuple[str, ...]:
+    """The family keys of a word (``f:<root>``): none for a short word or a language without a
+    table; two for a verb with an aspectual prefix (its root with and without it)."""
+    suffixes = _SUFFIXES.get(lang)
+    word = surface.lower()
+    if suffixes is None or len(word) < _MIN_WORD or not word.isalpha():
+        return ()
+    lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
+    root, verbal = _strip(lemma, suffixes)
+    if root == lemma and lemma == word:
+        for ending in _FINITE.get(lang, ()):
+            if word.endswith(ending) and len(word) - len(ending) >= _MIN_ROOT:
+                root, verbal = word[: -len(ending)], True
+                break
+    roots = [root]
+    if verbal:
+        for prefix in _PREFIXES.get(lang, ()):
+            if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
+                roots.append(root[len(prefix) :])
+                break
+    return tuple(FAMILY_KEY + r for r in roots)
+
+
+def finite_verb(surface: str, lang: str) -> bool:
+    """Whether a word the dictionary does not know has a finite verb's ending ("zažádám",
+    "rezervujete"): the question's predicate, not a noun it is about."""
+    word = surface.lower()
+    if len(word) < _MIN_WORD or not word.isalpha():
+        return False
+    lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
+    return lemma == word and any(
+        word.endswith(e) and len(word) - len(e) >= _MIN_ROOT for e in _FINITE.get(lang, ())
+    )
+
+
+def _strip(lemma: str, suffixes: tuple[tuple[str, bool], ...]) -> tuple[str, bool]:
+    """The lemma without its longest derivational suffix that leaves a root, and whether that
+    suffix was a verb's."""
+    best: tuple[str, bool] | None = None
+    for suffix, verbal in suffixes:
+        if lemma.endswith(suffix) and len(lemma) - len(suffix) >= _MIN_ROOT:
+            if best is None or len(suffix) > len(lemma) - len(best[0]):
+                best = (lemma[: -len(suffix)], verbal)
+    return best if best is not None else (lemma, False)

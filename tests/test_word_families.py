@@ -1,0 +1,121 @@
+"""Word families, name stems and question classes: tables confirmed against the libraries' output."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.language.derivation import families, finite_verb
+from rag.language.names import name_key
+from rag.language.question_classes import contact_tokens, definitional
+
+
+def _joined(a: str, b: str, lang: str = "cs") -> bool:
+    return bool(set(families(a, lang)) & set(families(b, lang)))
+
+
+@pytest.mark.parametrize(
+    ("question_word", "passage_word"),
+    [
+        ("zažádám", "žádost"),  # a perfective verb, unknown to the dictionary, and the noun
+        ("požádat", "žádosti"),
+        ("požáru", "požární"),  # noun and relational adjective
+        ("parkovat", "parkování"),  # verb and verbal noun
+        ("objednávka", "objednat"),  # action noun and its verb
+        ("rezervace", "rezervovat"),
+        ("registrace", "registrační"),
+        ("platba", "platit"),
+        ("oprava", "opravit"),
+        ("ubytovat", "ubytování"),
+    ],
+)
+def test_a_verb_its_noun_and_its_adjective_are_one_family(
+    question_word: str, passage_word: str
+) -> None:
+    assert _joined(question_word, passage_word), (
+        families(question_word, "cs"),
+        families(passage_word, "cs"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("knihovny", "kniha"),  # a place names another thing than its base
+        ("parkoviště", "parkovat"),
+        ("žádost", "zadat"),  # one root unaccented, two words accented
+        ("požár", "žárovka"),  # a noun keeps its prefix
+    ],
+)
+def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
+    assert not _joined(a, b), (families(a, "cs"), families(b, "cs"))
+
+
+def test_short_words_and_other_languages_have_no_family() -> None:
+    assert families("kolo", "cs") == ()
+    assert families("Bestellung", "de") == ()
+    assert families("E17", "cs") == ()
+
+
+def test_an_unknown_finite_verb_is_a_verb() -> None:
+    assert finite_verb("zažádám", "cs")
+    assert not finite_verb("dovolenou", "cs")
+
+
+@pytest.mark.parametrize(
+    ("lang", "inflected", "base"),
+    [
+        ("cs", "Marchionneho", "Marchionne"),
+        ("cs", "Marchionnemu", "Marchionne"),
+        ("cs", "Kaczyńského", "Kaczyński"),
+        ("cs", "Zulawského", "Zulawski"),
+        ("cs", "Novákovi", "Novák"),
+        ("cs", "Brně", "Brno"),
+        ("sk", "Marchionneho", "Marchionne"),
+        ("pl", "Kaczyńskiego", "Kaczyński"),
+    ],
+)
+def test_an_inflected_name_meets_its_base_form(lang: str, inflected: str, base: str) -> None:
+    assert name_key(inflected, lang) == name_key(base, lang) is not None
+
+
+def test_name_stems_are_for_capitalized_words_and_keep_names_apart() -> None:
+    assert name_key("novák", "cs") is None
+    assert name_key("Ostrava", "cs") != name_key("Ostrov", "cs")
+    assert name_key("Marchionne", "de") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Pište na podpora@lipka.cz nebo volejte.", "podpora@lipka.cz"),
+        ("Recepce: +420 602 123 456.", "420602123456"),
+        ("Poruchy hlaste na linku 2222.", "2222"),
+    ],
+)
+def test_a_sentence_holds_a_contact(text: str, expected: str) -> None:
+    from rag.language.keys import analyze
+
+    tokens = analyze(text, "cs")
+    lemmas = [lemma for t in tokens for lemma in t.lemmas]
+    numbers = [t.form for t in tokens if t.form.isdigit()]
+    assert expected in contact_tokens(text, lemmas, numbers, "cs")
+
+
+def test_a_number_without_a_contact_cue_is_no_contact() -> None:
+    assert (
+        contact_tokens("Oběd stojí 95 Kč a sklad má 2222 palet.", ["obed"], ["95", "2222"], "cs")
+        == ()
+    )
+
+
+@pytest.mark.parametrize(
+    ("forms", "named", "expected"),
+    [
+        (["kdo", "je", "novak"], [False, False, True], True),
+        (["kdo", "je", "jan", "novak"], [False, False, True, True], True),
+        (["kdo", "je", "vedouci", "skladu"], [False, False, False, False], False),
+        (["kdo", "vede", "novak"], [False, False, True], False),
+    ],
+)
+def test_who_is_a_name_is_definitional(forms: list[str], named: list[bool], expected: bool) -> None:
+    assert definitional(forms, named, "cs") is expected
