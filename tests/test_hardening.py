@@ -87,6 +87,31 @@ def test_unstorable_characters_in_multipart_fields_are_422(
     assert [e["field"] for e in problem["errors"]] == [field], problem
 
 
+def multipart_body(parts: list[tuple[str, str | None, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body of (name, filename or None, raw bytes) parts; and its type."""
+    boundary = "rag-hardening-boundary"
+    out = b""
+    for name, filename, raw in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        out += (
+            f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode() + raw + b"\r\n"
+        )
+    return out + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize("field", ["source_id", "title", "lang"])
+@pytest.mark.parametrize("raw", [b"\xff", b"ab\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\x80cs"])
+def test_invalid_utf8_in_a_multipart_text_part_is_422_naming_it(
+    hard: LiveServer, field: str, raw: bytes
+) -> None:
+    body, content_type = multipart_body(
+        [("file", "a.txt", "Kotelna je ve sklepě.".encode()), (field, None, raw)]
+    )
+    r = hard.client.post("/v1/documents", content=body, headers={"content-type": content_type})
+    problem = assert_problem(r, 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == [field], problem
+
+
 def test_a_nul_in_a_jsonl_upload_names_the_line(hard: LiveServer) -> None:
     lines = [
         {"id": "j-1", "text": "První řádek."},
