@@ -331,6 +331,32 @@ def test_an_html_tag_bomb_is_413_fast(hard: LiveServer) -> None:
     assert "HTML tags" in problem["detail"] and seconds < 0.8, (problem, seconds)
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"<div>" * 100_000 + b"x" + b"</div>" * 100_000, b"<div><span>" * 100_000],
+    ids=["closed", "unclosed"],
+)
+def test_deeply_nested_html_is_413_before_it_is_parsed(hard: LiveServer, data: bytes) -> None:
+    r, seconds = upload_seconds(hard, "hnizdo.html", data)
+    problem = assert_problem(r, 413, "too-large")
+    assert "nested more than 512" in problem["detail"] and seconds < 5, (problem, seconds)
+    assert hard.client.get("/healthz").status_code == 200
+
+
+def test_html_nested_within_the_limit_and_a_page_of_many_blocks_are_read(
+    hard: LiveServer,
+) -> None:
+    nested = b"<div>" * 500 + "Kotelna je ve sklepě.".encode() + b"</div>" * 500
+    r, _ = upload_seconds(hard, "hluboke.html", nested)
+    assert r.status_code == 201, r.text
+    # 40,000 sibling blocks: a mark inserted beside each one took longer than the parse budget
+    page = "".join(f"<p>Odstavec číslo {i}.</p>" for i in range(40_000)).encode()
+    r, _ = upload_seconds(hard, "odstavce.html", page)
+    assert r.status_code == 201, r.text
+    stored = hard.client.get("/v1/documents/odstavce.html").json()
+    assert stored["chunks"] > 10, stored
+
+
 def test_a_pdf_over_the_page_limit_is_413(hard: LiveServer) -> None:
     r, seconds = upload_seconds(hard, "stranky.pdf", blank_pdf(2001))
     problem = assert_problem(r, 413, "too-large")
