@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import time
+import urllib.parse
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -476,3 +479,77 @@ def test_the_schema_lists_problem_responses_and_minimum_lengths(hard: LiveServer
     assert "enum" in components["ChatMessage"]["properties"]["role"], components["ChatMessage"]
     body = paths["/v1/documents"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert body["properties"]["source_id"]["minLength"] == 1
+
+
+# --- fuzz: multipart parts and paths ------------------------------------------------------------
+
+FUZZ_BYTES = [b"", b"\x00", b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"\r\n", b"\x1b[2J", b'"', b";"]
+
+
+def fuzz_bytes(rng: random.Random, longest: int = 24) -> bytes:
+    """Random bytes, often with a piece that once broke something."""
+    out = bytes(rng.randrange(256) for _ in range(rng.randrange(longest)))
+    if rng.random() < 0.7:
+        at = rng.randrange(len(out) + 1)
+        out = out[:at] + rng.choice(FUZZ_BYTES) + out[at:]
+    return out
+
+
+def fuzz_multipart(rng: random.Random) -> tuple[bytes, str]:
+    boundary = "fuzz" + "".join(rng.choice("abcXYZ019-_") for _ in range(rng.randrange(1, 30)))
+    body = b""
+    for _ in range(rng.randrange(1, 5)):
+        name = rng.choice([b"file", b"source_id", b"title", b"lang", fuzz_bytes(rng, 8)])
+        disposition = b'Content-Disposition: form-data; name="' + name + b'"'
+        if rng.random() < 0.5:
+            disposition += (
+                b'; filename="' + rng.choice([b"a.txt", b"b.html", fuzz_bytes(rng)]) + b'"'
+            )
+        headers = [disposition]
+        if rng.random() < 0.3:
+            charset = rng.choice([b"utf-8", b"utf-16", b"latin-1", b"bogus", fuzz_bytes(rng, 6)])
+            headers.append(b"Content-Type: text/plain; charset=" + charset)
+        value = rng.choice(
+            [fuzz_bytes(rng, 64), "Kotelna je ve sklepě.".encode(), b"<div>" * 600 + b"x"]
+        )
+        body += b"--" + boundary.encode() + b"\r\n" + b"\r\n".join(headers) + b"\r\n\r\n"
+        body += value + b"\r\n"
+    if rng.random() < 0.8:
+        body += b"--" + boundary.encode() + b"--\r\n"
+    else:  # cut short
+        body = body[: rng.randrange(len(body) + 1)]
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def fuzz_path(rng: random.Random) -> str:
+    piece = urllib.parse.quote(fuzz_bytes(rng, 32), safe="")
+    return rng.choice(
+        [
+            f"/v1/documents/{piece}",
+            f"/v1/documents/{piece}/{piece}",
+            f"/v1/{piece}",
+            f"/{piece}",
+            f"/v1/documents/..%2F{piece}",
+            f"/static/{piece}",
+        ]
+    )
+
+
+def test_fuzzed_multipart_parts_and_paths_are_never_a_5xx(hard: LiveServer) -> None:
+    rng = random.Random(26)
+    statuses: Counter[int] = Counter()
+    failed = []
+    for _ in range(100):
+        body, content_type = fuzz_multipart(rng)
+        r = hard.client.post("/v1/documents", content=body, headers={"content-type": content_type})
+        statuses[r.status_code] += 1
+        if r.status_code >= 500:
+            failed.append((r.status_code, r.text[:200], body[:200]))
+    for _ in range(100):
+        method, path = rng.choice(["GET", "DELETE", "POST", "OPTIONS"]), fuzz_path(rng)
+        r = hard.client.request(method, path)
+        statuses[r.status_code] += 1
+        if r.status_code >= 500:
+            failed.append((r.status_code, method, path))
+    print(f"\n200 fuzzed requests: {dict(sorted(statuses.items()))}")
+    assert not failed, failed

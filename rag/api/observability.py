@@ -15,6 +15,7 @@ request, including the 404s and 405s that never reach a route. For each request 
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from litestar import Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from rag.api.problems import PROBLEM_JSON, problem
 from rag.logs import new_request_id, request_id, sane_request_id
 from rag.metrics import HTTP_LATENCY, HTTP_REQUESTS, REGISTRY
 
@@ -61,7 +63,11 @@ class RequestObservation:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            if "\x00" in scope.get("path", ""):
+                # names no route nor file, and the static files' os.stat() raises on it
+                await _send(send_with_id, problem("not-found", "no such path"))
+            else:
+                await self.app(scope, receive, send_with_id)
         finally:
             seconds = time.perf_counter() - started
             method = scope.get("method", "GET")
@@ -85,6 +91,16 @@ class RequestObservation:
                 },
             )
             request_id.reset(token)
+
+
+async def _send(send: Any, response: Response[Any]) -> None:
+    body = json.dumps(response.content, ensure_ascii=False).encode()
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 @get("/metrics", sync_to_thread=False, include_in_schema=False)
