@@ -553,3 +553,10 @@ def test_fuzzed_multipart_parts_and_paths_are_never_a_5xx(hard: LiveServer) -> N
             failed.append((r.status_code, method, path))
     print(f"\n200 fuzzed requests: {dict(sorted(statuses.items()))}")
     assert not failed, failed
+
+
+def test_64_kib_of_headers_is_431(hard: LiveServer) -> None:
+    r = hard.client.get("/healthz", headers={"X-Padding": "a" * 65536})
+    problem = assert_problem(r, 431, "headers-too-large")
+    assert "the limit is 16384" in problem["detail"], problem
+    assert hard.client.get("/healthz", headers={"Cookie": "a" * 8192}).status_code == 200
