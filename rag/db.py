@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -269,12 +270,62 @@ def applied_versions(conn: psycopg.Connection) -> frozenset[int]:
 # --- the pool ------------------------------------------------------------------------------------
 
 
-def _configure(conn: psycopg.Connection) -> None:
+# How long past its statement_timeout a server that does not answer at all is waited for.
+STATEMENT_GRACE = 5.0
+
+
+class BoundedConnection(psycopg.Connection):
+    """A connection that stops waiting for a server that does not answer within ``wait_limit``.
+
+    statement_timeout is the server's own bound: a server whose processes are stopped, or one
+    cut off by the network, never applies it, and psycopg would wait for it forever. Each wait
+    for the server (a statement, a fetch, a commit) gives up after ``wait_limit`` seconds; the
+    connection is then closed (it is mid-statement) and the pool discards it.
+    """
+
+    wait_limit: float | None = None
+
+    def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        limit = self.wait_limit if timeout is None else timeout
+        try:
+            return super().wait(gen, interval=interval, timeout=limit)
+        except psycopg.errors._WaitTimeout:
+            self.pgconn.finish()
+            raise psycopg.OperationalError(
+                f"the database did not answer within {limit:g} s"
+            ) from None
+
+
+def without_statement_timeout(conn: psycopg.Connection) -> None:
+    """For the rest of ``conn``'s transaction, a statement may run as long as it needs: an
+    index build takes as long as the table is large."""
+    conn.execute("SET LOCAL statement_timeout = 0")
+    if isinstance(conn, BoundedConnection):
+        conn.wait_limit = None
+
+
+def _configure(conn: psycopg.Connection, wait_limit: float | None = None) -> None:
     # Every connection must know the vector type, or embeddings come back as strings.
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
     conn.commit()
+    _reset(conn, wait_limit)
+
+
+def _reset(conn: psycopg.Connection, wait_limit: float | None = None) -> None:
+    # also on the way back to the pool: a transaction may have lifted the bound
+    if isinstance(conn, BoundedConnection):
+        conn.wait_limit = wait_limit
+
+
+def _with_statement_timeout(url: str, ms: int) -> str:
+    """``url`` whose sessions start with statement_timeout ``ms``, its own options kept."""
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    info["options"] = " ".join(
+        filter(None, [str(info.get("options") or ""), f"-c statement_timeout={ms}"])
+    )
+    return psycopg.conninfo.make_conninfo(**info)
 
 
 class Database:
@@ -288,12 +339,17 @@ class Database:
         self.health: Health | None = None
         if run_migrations:
             migrate(self.url)
+        statement_ms = max(0, int(settings.statement_timeout * 1000))
+        wait_limit = settings.statement_timeout + STATEMENT_GRACE if statement_ms else None
         self.pool = ConnectionPool(
-            self.url,
+            _with_statement_timeout(self.url, statement_ms),
+            connection_class=BoundedConnection,
+            kwargs={"connect_timeout": max(2, round(settings.connect_timeout))},  # libpq's minimum
             min_size=settings.pool_min,
             max_size=settings.pool_max,
             timeout=settings.pool_timeout,
-            configure=_configure,
+            configure=partial(_configure, wait_limit=wait_limit),
+            reset=partial(_reset, wait_limit=wait_limit),
             check=ConnectionPool.check_connection,
             open=False,
             name="rag",

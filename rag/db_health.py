@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 
 import psycopg
 
-from rag.db import applied_versions
+from rag.db import BoundedConnection, applied_versions
 
 log = logging.getLogger(__name__)
 
 PROBE_INTERVAL = 1.0
 CONNECT_TIMEOUT = 2  # libpq's minimum
+PROBE_WAIT = 2.0  # seconds the probe's query waits for an answer
 # A probe result older than this is no longer believed: the probe itself is stuck.
 STALE_AFTER = 5.0
 RESTART_BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
@@ -90,9 +91,14 @@ class HealthMonitor:
 
     @property
     def up(self) -> bool:
-        """Whether connections are worth trying: the last probe succeeded, or nothing is known."""
+        """Whether connections are worth trying: the last probe succeeded, or nothing is known.
+
+        A probe that has not come back for ``STALE_AFTER`` is a server that does not answer (each
+        probe gives up after ``PROBE_WAIT``): as /readyz says, it is down.
+        """
         h = self.health
-        return h.database in ("ok", "unknown") or time.monotonic() - h.checked_at > STALE_AFTER
+        fresh = not h.checked_at or time.monotonic() - h.checked_at <= STALE_AFTER
+        return h.database in ("ok", "unknown") and fresh
 
     def database_check(self) -> str:
         """The ``database`` check of /readyz."""
@@ -151,13 +157,15 @@ class HealthMonitor:
 
     def _query(self) -> frozenset[int]:
         if self._conn is None or self._conn.closed:
-            self._conn = psycopg.connect(
+            self._conn = BoundedConnection.connect(
                 self.url,
                 autocommit=True,
                 connect_timeout=CONNECT_TIMEOUT,
                 options="-c statement_timeout=1000",
                 application_name="rag-health",
             )
+            # A stopped server answers neither the statement nor its timeout.
+            self._conn.wait_limit = PROBE_WAIT
         return applied_versions(self._conn)
 
     def _close(self) -> None:

@@ -7,6 +7,12 @@ request. Records outside a request carry ``-``.
 
 Question and document text stays out of the logs: code that would log one passes it through
 :func:`private`, which shows only its length unless ``RAG_LOG_TEXT`` asks for the text itself.
+
+A field can hold what a client sent (the percent-decoded path of the access log, a file name in a
+message), so no field may end a line or drive a terminal: the text format writes every control
+character escaped (``\\n``, ``\\r``, ``\\t``, ``\\x1b``, ``\\x9b``, ``\\u2028``), continuation
+lines of a traceback indented; JSON escapes C0 itself, and DEL, C1 and the Unicode line
+separators are written as ``\\u`` escapes too.
 """
 
 from __future__ import annotations
@@ -28,6 +34,12 @@ _TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s
 # LogRecord attributes that are not "extra" fields
 _RESERVED = set(vars(logging.makeLogRecord({}))) | {"message", "asctime", "request_id"}
 _log_text = False
+# C0, DEL, C1 and the Unicode line and paragraph separators (a terminal or a log viewer breaks
+# lines at, or interprets, every one of them)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# what json.dumps(ensure_ascii=False) leaves raw of the above
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 
 def sane_request_id(value: str | None) -> str | None:
@@ -39,6 +51,20 @@ def sane_request_id(value: str | None) -> str | None:
 
 def new_request_id() -> str:
     return uuid.uuid4().hex
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as an escape: one line, inert on a terminal."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    if c in _NAMED:
+        return _NAMED[c]
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
 
 
 def private(text: str) -> str:
@@ -72,14 +98,39 @@ class JsonFormatter(logging.Formatter):
                 out[key] = value
         if record.exc_info:
             out["exception"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False, default=str)
+        line = json.dumps(out, ensure_ascii=False, default=str)
+        return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+class TextFormatter(logging.Formatter):
+    """``_TEXT_FORMAT`` with every field's control characters escaped (see the module docstring).
+
+    A traceback keeps its lines, but each of its lines is indented and escaped on its own, so a
+    line a client's text broke off cannot pass for a record of its own.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(_TEXT_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().formatMessage(record))
+
+    def formatException(self, ei: Any) -> str:
+        return _indented(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:
+        return _indented(super().formatStack(stack_info))
+
+
+def _indented(block: str) -> str:
+    return "\n".join("  " + escape_controls(line) for line in block.split("\n"))
 
 
 def make_handler(stream: IO[str] | None, fmt: str) -> logging.Handler:
     """A stream handler in format ``fmt`` ("json" or "text") that stamps request ids."""
     handler = logging.StreamHandler(stream)
     handler.addFilter(RequestIdFilter())
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(_TEXT_FORMAT))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     return handler
 
 

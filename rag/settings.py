@@ -49,6 +49,8 @@ SETTINGS_DOC: dict[str, str] = {
     "pool_min": "connections kept open in the pool",
     "pool_max": "most connections the pool opens",
     "pool_timeout": "seconds a request waits for a connection before a 503",
+    "statement_timeout": "seconds one statement may run (PostgreSQL's statement_timeout; index builds are exempt); a server that does not answer 5 s past it is given up on (a 503); 0: unbounded",
+    "connect_timeout": "seconds opening one database connection may take, the server's answer included",
     "bm25_k1": "BM25 term-frequency saturation",
     "bm25_b": "BM25 length normalisation",
     "weight_lemma": "BM25 weight of lemma keys",
@@ -133,6 +135,8 @@ class Settings:
     pool_min: int = 1
     pool_max: int = 10
     pool_timeout: float = 5.0
+    statement_timeout: float = 30.0
+    connect_timeout: float = 5.0
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     weight_lemma: float = 1.0

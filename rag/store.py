@@ -11,6 +11,7 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 
+from rag.db import without_statement_timeout
 from rag.errors import InputError, NotFound
 
 DEFAULT_OWNER = "default"
@@ -225,4 +226,5 @@ def ensure_vector_index(conn: psycopg.Connection, model_id: str, dim: int) -> No
         efc=sql.Literal(HNSW_EF_CONSTRUCTION),
         model=sql.Literal(model_id),
     )
+    without_statement_timeout(conn)  # a first build over a large table takes minutes
     conn.execute(stmt)

@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 
 from rag.api.app import create_app
+from rag.api.observability import H11_HEAD_BYTES
 from rag.api.problems import PROBLEM_BASE
 from rag.api.services import Services
 from rag.db import Database, migrate
@@ -45,7 +46,14 @@ class LiveServer:
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=0,
+            log_level="warning",
+            lifespan="on",
+            h11_max_incomplete_event_size=H11_HEAD_BYTES,  # as rag serve has it
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="test-uvicorn", daemon=True)
         self.thread.start()

@@ -71,6 +71,9 @@ BAD_FILTERS = [
     ({"folder": "hr/"}, "unknown filter field: folder"),
     ({"metadata": {"team": ["hr"]}}, "must be a string, number or boolean"),
     ({"date_from": "yesterday"}, "not a date"),
+    ({"date_to": "2025-01-01garbage"}, "not a date"),
+    ({"date_from": "2025-01-01T00:00:00"}, "not a date"),
+    ({"date_from": "20250101"}, "not a date"),
     ({"date_from": "2025-02-01", "date_to": "2024-01-01"}, "after filter.date_to"),
     ({"source_prefix": "x" * 501}, "longer than 500"),
 ]

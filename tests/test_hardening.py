@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import time
+import urllib.parse
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,6 +86,31 @@ def test_unstorable_characters_in_multipart_fields_are_422(
 ) -> None:
     files = {"file": ("a.txt", "Kotelna je ve sklepě.".encode())}
     r = hard.client.post("/v1/documents", files=files, data=data)
+    problem = assert_problem(r, 422, "validation")
+    assert [e["field"] for e in problem["errors"]] == [field], problem
+
+
+def multipart_body(parts: list[tuple[str, str | None, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body of (name, filename or None, raw bytes) parts; and its type."""
+    boundary = "rag-hardening-boundary"
+    out = b""
+    for name, filename, raw in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        out += (
+            f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode() + raw + b"\r\n"
+        )
+    return out + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+@pytest.mark.parametrize("field", ["source_id", "title", "lang"])
+@pytest.mark.parametrize("raw", [b"\xff", b"ab\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\x80cs"])
+def test_invalid_utf8_in_a_multipart_text_part_is_422_naming_it(
+    hard: LiveServer, field: str, raw: bytes
+) -> None:
+    body, content_type = multipart_body(
+        [("file", "a.txt", "Kotelna je ve sklepě.".encode()), (field, None, raw)]
+    )
+    r = hard.client.post("/v1/documents", content=body, headers={"content-type": content_type})
     problem = assert_problem(r, 422, "validation")
     assert [e["field"] for e in problem["errors"]] == [field], problem
 
@@ -306,6 +334,32 @@ def test_an_html_tag_bomb_is_413_fast(hard: LiveServer) -> None:
     assert "HTML tags" in problem["detail"] and seconds < 0.8, (problem, seconds)
 
 
+@pytest.mark.parametrize(
+    "data",
+    [b"<div>" * 100_000 + b"x" + b"</div>" * 100_000, b"<div><span>" * 100_000],
+    ids=["closed", "unclosed"],
+)
+def test_deeply_nested_html_is_413_before_it_is_parsed(hard: LiveServer, data: bytes) -> None:
+    r, seconds = upload_seconds(hard, "hnizdo.html", data)
+    problem = assert_problem(r, 413, "too-large")
+    assert "nested more than 512" in problem["detail"] and seconds < 5, (problem, seconds)
+    assert hard.client.get("/healthz").status_code == 200
+
+
+def test_html_nested_within_the_limit_and_a_page_of_many_blocks_are_read(
+    hard: LiveServer,
+) -> None:
+    nested = b"<div>" * 500 + "Kotelna je ve sklepě.".encode() + b"</div>" * 500
+    r, _ = upload_seconds(hard, "hluboke.html", nested)
+    assert r.status_code == 201, r.text
+    # 40,000 sibling blocks: a mark inserted beside each one took longer than the parse budget
+    page = "".join(f"<p>Odstavec číslo {i}.</p>" for i in range(40_000)).encode()
+    r, _ = upload_seconds(hard, "odstavce.html", page)
+    assert r.status_code == 201, r.text
+    stored = hard.client.get("/v1/documents/odstavce.html").json()
+    assert stored["chunks"] > 10, stored
+
+
 def test_a_pdf_over_the_page_limit_is_413(hard: LiveServer) -> None:
     r, seconds = upload_seconds(hard, "stranky.pdf", blank_pdf(2001))
     problem = assert_problem(r, 413, "too-large")
@@ -425,3 +479,84 @@ def test_the_schema_lists_problem_responses_and_minimum_lengths(hard: LiveServer
     assert "enum" in components["ChatMessage"]["properties"]["role"], components["ChatMessage"]
     body = paths["/v1/documents"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert body["properties"]["source_id"]["minLength"] == 1
+
+
+# --- fuzz: multipart parts and paths ------------------------------------------------------------
+
+FUZZ_BYTES = [b"", b"\x00", b"\xff\xfe", b"\xc3", b"\xed\xa0\x80", b"\r\n", b"\x1b[2J", b'"', b";"]
+
+
+def fuzz_bytes(rng: random.Random, longest: int = 24) -> bytes:
+    """Random bytes, often with a piece that once broke something."""
+    out = bytes(rng.randrange(256) for _ in range(rng.randrange(longest)))
+    if rng.random() < 0.7:
+        at = rng.randrange(len(out) + 1)
+        out = out[:at] + rng.choice(FUZZ_BYTES) + out[at:]
+    return out
+
+
+def fuzz_multipart(rng: random.Random) -> tuple[bytes, str]:
+    boundary = "fuzz" + "".join(rng.choice("abcXYZ019-_") for _ in range(rng.randrange(1, 30)))
+    body = b""
+    for _ in range(rng.randrange(1, 5)):
+        name = rng.choice([b"file", b"source_id", b"title", b"lang", fuzz_bytes(rng, 8)])
+        disposition = b'Content-Disposition: form-data; name="' + name + b'"'
+        if rng.random() < 0.5:
+            disposition += (
+                b'; filename="' + rng.choice([b"a.txt", b"b.html", fuzz_bytes(rng)]) + b'"'
+            )
+        headers = [disposition]
+        if rng.random() < 0.3:
+            charset = rng.choice([b"utf-8", b"utf-16", b"latin-1", b"bogus", fuzz_bytes(rng, 6)])
+            headers.append(b"Content-Type: text/plain; charset=" + charset)
+        value = rng.choice(
+            [fuzz_bytes(rng, 64), "Kotelna je ve sklepě.".encode(), b"<div>" * 600 + b"x"]
+        )
+        body += b"--" + boundary.encode() + b"\r\n" + b"\r\n".join(headers) + b"\r\n\r\n"
+        body += value + b"\r\n"
+    if rng.random() < 0.8:
+        body += b"--" + boundary.encode() + b"--\r\n"
+    else:  # cut short
+        body = body[: rng.randrange(len(body) + 1)]
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def fuzz_path(rng: random.Random) -> str:
+    piece = urllib.parse.quote(fuzz_bytes(rng, 32), safe="")
+    return rng.choice(
+        [
+            f"/v1/documents/{piece}",
+            f"/v1/documents/{piece}/{piece}",
+            f"/v1/{piece}",
+            f"/{piece}",
+            f"/v1/documents/..%2F{piece}",
+            f"/static/{piece}",
+        ]
+    )
+
+
+def test_fuzzed_multipart_parts_and_paths_are_never_a_5xx(hard: LiveServer) -> None:
+    rng = random.Random(26)
+    statuses: Counter[int] = Counter()
+    failed = []
+    for _ in range(100):
+        body, content_type = fuzz_multipart(rng)
+        r = hard.client.post("/v1/documents", content=body, headers={"content-type": content_type})
+        statuses[r.status_code] += 1
+        if r.status_code >= 500:
+            failed.append((r.status_code, r.text[:200], body[:200]))
+    for _ in range(100):
+        method, path = rng.choice(["GET", "DELETE", "POST", "OPTIONS"]), fuzz_path(rng)
+        r = hard.client.request(method, path)
+        statuses[r.status_code] += 1
+        if r.status_code >= 500:
+            failed.append((r.status_code, method, path))
+    print(f"\n200 fuzzed requests: {dict(sorted(statuses.items()))}")
+    assert not failed, failed
+
+
+def test_64_kib_of_headers_is_431(hard: LiveServer) -> None:
+    r = hard.client.get("/healthz", headers={"X-Padding": "a" * 65536})
+    problem = assert_problem(r, 431, "headers-too-large")
+    assert "the limit is 16384" in problem["detail"], problem
+    assert hard.client.get("/healthz", headers={"Cookie": "a" * 8192}).status_code == 200

@@ -241,6 +241,33 @@ def test_html_drops_markup_and_keeps_paragraphs(tmp_path: Path) -> None:
     assert doc.metadata == {"format": "html"}
 
 
+@pytest.mark.parametrize("parser", ["lxml", "html.parser"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        b"<p>Viditelne.</p><!-- neuzavreny <p>Skryte.</p>",
+        b"<p>Viditelne.</p><!-- --><p>Take.</p><!-- neuzavreny Skryte.",
+        b"<p>Viditelne.</p><!--x<div><p>Skryte.</p></div>",
+    ],
+)
+def test_nothing_after_an_unclosed_comment_is_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parser: str, page: bytes
+) -> None:
+    import importlib.util
+
+    if parser == "html.parser":  # the parser used where lxml is not installed
+        find_spec = importlib.util.find_spec
+        monkeypatch.setattr(
+            importlib.util,
+            "find_spec",
+            lambda name, *a: None if name == "lxml" else find_spec(name, *a),
+        )
+    path = tmp_path / "komentar.html"
+    path.write_bytes(page)
+    doc = loaded(load_one(path))
+    assert "Viditelne." in doc.text and "Skryte" not in doc.text, doc.text
+
+
 def test_pdf_text_and_title(tmp_path: Path) -> None:
     path = tmp_path / "smlouva.pdf"
     path.write_bytes(

@@ -160,6 +160,50 @@ def test_a_clients_request_id_comes_back_and_is_in_the_log_line(
     assert not [x for x in lines if "kotelna" in json.dumps(x, ensure_ascii=False).lower()]
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_path_cannot_forge_a_log_line_nor_drive_a_terminal(service: LiveServer, fmt: str) -> None:
+    forged = "2026-01-01 00:00:00,000 INFO rag.access [-]: GET /v1/admin 200 1.0 ms"
+    stream = io.StringIO()
+    handler = make_handler(stream, fmt)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        path = "/v1/x%0A" + forged.replace(" ", "%20") + "%0D%1B%5B2J%C2%9B%7F%E2%80%A8"
+        assert service.client.get(path, headers={"X-Request-ID": "forge-1"}).status_code == 404
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    lines = [line for line in stream.getvalue().splitlines() if "forge-1" in line]
+    assert len(lines) == 1 and "rag.access" in lines[0], stream.getvalue()
+    assert not [line for line in stream.getvalue().splitlines() if line.startswith(forged)]
+    assert not any(c in stream.getvalue() for c in "\r\x1b\x9b\x7f\u2028"), repr(lines[0])
+    if fmt == "text":
+        assert "GET /v1/x\\n2026-01-01" in lines[0] and "\\r\\x1b[2J\\x9b\\x7f\\u2028" in lines[0]
+    else:
+        record = json.loads(lines[0])  # the escapes read back to what the client sent
+        assert record["message"].startswith("GET /v1/x\n" + forged + "\r\x1b[2J\x9b\x7f\u2028")
+
+
+def test_a_traceback_keeps_a_forged_line_indented() -> None:
+    stream = io.StringIO()
+    log = logging.getLogger("rag.test_observability.traceback")
+    handler = make_handler(stream, "text")
+    log.addHandler(handler)
+    try:
+        try:
+            raise ValueError("bad name\n2026-01-01 00:00:00,000 INFO rag.access [-]: forged\x1b[2J")
+        except ValueError:
+            log.exception("upload failed for a\nb")
+    finally:
+        log.removeHandler(handler)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].endswith("upload failed for a\\nb"), lines
+    assert all(line.startswith("  ") for line in lines[1:]) and len(lines) > 2, lines
+    assert "\x1b" not in stream.getvalue() and "forged\\x1b[2J" in lines[-1], lines
+
+
 @pytest.mark.parametrize(
     "given",
     ["", "x" * 129, "a b", "id\r\nX-Evil: 1", "ü-not-ascii", "<script>"],

@@ -5,7 +5,9 @@ and both show in the document listings.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +179,66 @@ def test_the_supersedes_lookup_uses_its_index(url: str, tmp_path: Path) -> None:
             )
         )
     assert "documents_supersedes" in plan, plan
+
+
+def ring_doc(source_id: str, supersedes: str) -> dict[str, Any]:
+    return {
+        "source_id": source_id,
+        "text": f"Dokument {source_id} nahrazuje dokument {supersedes}.",
+        "metadata": {"supersedes": supersedes},
+    }
+
+
+@pytest.mark.parametrize("ring", [["kruh/a", "kruh/b"], ["kruh/x", "kruh/y", "kruh/z"]])
+def test_a_supersedes_cycle_is_refused_naming_its_documents(
+    service: LiveServer, ring: list[str]
+) -> None:
+    *first, last = ring
+    try:
+        for sid, target in zip(first, ring[1:], strict=True):
+            add(service, ring_doc(sid, target))
+        r = service.client.post("/v1/documents", json=ring_doc(last, ring[0]))
+        assert r.status_code == 422, r.text
+        detail = r.json()["detail"]
+        assert "cycle" in detail and all(repr(s) in detail for s in ring), detail
+        docs = listing(service)
+        assert last not in docs, docs
+        assert all(docs[s]["standing"] in ("fresh", "superseded") for s in first), docs
+        assert docs[ring[0]]["standing"] == "fresh", docs  # the head of the chain still answers
+    finally:
+        for sid in ring:
+            service.client.delete(f"/v1/documents/{sid}")
+
+
+def test_a_cycle_within_one_upload_is_refused_and_the_rest_written(service: LiveServer) -> None:
+    lines = [
+        {"id": "davka/a", "text": "První.", "metadata": {"supersedes": "davka/b"}},
+        {"id": "davka/b", "text": "Druhý.", "metadata": {"supersedes": "davka/a"}},
+        {"id": "davka/c", "text": "Třetí.", "metadata": {"supersedes": "davka/a"}},
+    ]
+    body = "\n".join(json.dumps(x, ensure_ascii=False) for x in lines).encode()
+    try:
+        r = service.client.post("/v1/documents", files={"file": ("davka.jsonl", body)})
+        assert r.status_code == 201, r.text
+        summary = r.json()
+        assert summary["added"] == 1 and summary["failed"] == 2, summary
+        assert {f["origin"] for f in summary["failures"]} == {"davka.jsonl:1", "davka.jsonl:2"}
+    finally:
+        for sid in ("davka/a", "davka/b", "davka/c"):
+            service.client.delete(f"/v1/documents/{sid}")
+
+
+def test_two_writers_cannot_close_a_cycle_together(service: LiveServer) -> None:
+    for round_ in range(6):
+        a, b = f"soubeh/{round_}-a", f"soubeh/{round_}-b"
+        with ThreadPoolExecutor(2) as pool:
+            posts = [
+                pool.submit(service.client.post, "/v1/documents", json=ring_doc(x, y))
+                for x, y in ((a, b), (b, a))
+            ]
+            statuses = sorted(f.result().status_code for f in posts)
+        try:
+            assert statuses == [201, 422], statuses
+        finally:
+            for sid in (a, b):
+                service.client.delete(f"/v1/documents/{sid}")

@@ -17,7 +17,6 @@ from typing import Annotated, Any
 import msgspec
 from litestar import HttpMethod, Request, Response, delete, get, post, route
 from litestar.concurrency import sync_to_thread
-from litestar.datastructures import UploadFile
 from litestar.di import NamedDependency
 from litestar.exceptions import ClientException
 from litestar.handlers import HTTPRouteHandler
@@ -36,6 +35,7 @@ from rag.api.auth import Caller
 from rag.api.problems import V1_ERRORS, field_error, msgspec_field, problem_responses
 from rag.api.schemas import DocumentIn
 from rag.api.services import Services
+from rag.api.upload_form import read_upload_form
 from rag.errors import EmptyInput, InputError, NotFound, TooLarge, UnsupportedFormat
 from rag.ingest.document_fields import (
     MAX_SOURCE_ID_CHARS,
@@ -132,13 +132,8 @@ def _json_documents(body: bytes, max_bytes: int) -> list[LoadedDocument | LoadFa
 
 async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str, str]]:
     """The uploaded file's bytes and name, and the optional text parts."""
-    form = await request.form()
-    upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        raise field_error("file", "a multipart upload needs a 'file' part")
-    data = await upload.read()
-    await upload.close()
-    fields = {k: str(form.get(k)).strip() for k in ("source_id", "title", "lang") if form.get(k)}
+    form = await read_upload_form(request)
+    fields = {k: v.strip() for k in ("source_id", "title", "lang") if (v := form.fields.get(k))}
     try:
         if "source_id" in fields:
             check_source_id(fields["source_id"])
@@ -147,11 +142,11 @@ async def _upload(request: Request[Any, Any, Any]) -> tuple[bytes, str, dict[str
             fields["lang"] = lang
         else:
             fields.pop("lang", None)
-        check_source_id(upload.filename or "upload")
+        check_source_id(form.filename or "upload")
     except InvalidField as e:
         field = "file" if e.field == "source_id" and "source_id" not in fields else e.field
         raise field_error(field, e.message) from None
-    return data, upload.filename or "upload", fields
+    return form.data, form.filename or "upload", fields
 
 
 def _uploaded_documents(

@@ -15,6 +15,7 @@ request, including the 404s and 405s that never reach a route. For each request 
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -22,12 +23,19 @@ from typing import Any
 from litestar import Response, get
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from rag.api.problems import PROBLEM_JSON, problem
 from rag.logs import new_request_id, request_id, sane_request_id
 from rag.metrics import HTTP_LATENCY, HTTP_REQUESTS, REGISTRY
 
 access_log = logging.getLogger("rag.access")
 
 HEADER = b"x-request-id"
+# uvicorn's h11 parser bounds only headers that arrive in pieces (16 KiB); all at once it takes
+# any size, and every one of them is copied into each request's scope
+MAX_HEADER_BYTES = 16 * 1024
+# what uvicorn is told to buffer of a request's head: over MAX_HEADER_BYTES and under this,
+# however it arrives, the answer is this layer's 431 rather than h11's bare 400
+H11_HEAD_BYTES = 128 * 1024
 _METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 
@@ -61,7 +69,14 @@ class RequestObservation:
             await send(message)
 
         try:
-            await self.app(scope, receive, send_with_id)
+            if "\x00" in scope.get("path", ""):
+                # names no route nor file, and the static files' os.stat() raises on it
+                await _send(send_with_id, problem("not-found", "no such path"))
+            elif (size := _header_bytes(scope)) > MAX_HEADER_BYTES:
+                detail = f"{size} bytes of request headers; the limit is {MAX_HEADER_BYTES}"
+                await _send(send_with_id, problem("headers-too-large", detail))
+            else:
+                await self.app(scope, receive, send_with_id)
         finally:
             seconds = time.perf_counter() - started
             method = scope.get("method", "GET")
@@ -85,6 +100,20 @@ class RequestObservation:
                 },
             )
             request_id.reset(token)
+
+
+def _header_bytes(scope: Any) -> int:
+    return sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ()))
+
+
+async def _send(send: Any, response: Response[Any]) -> None:
+    body = json.dumps(response.content, ensure_ascii=False).encode()
+    headers = [
+        (b"content-type", PROBLEM_JSON.encode()),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 @get("/metrics", sync_to_thread=False, include_in_schema=False)

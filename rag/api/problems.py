@@ -21,6 +21,7 @@ bad-request             400     a body that is not JSON or not multipart as anno
 unauthorized            401     no, an unknown or a revoked API key (``WWW-Authenticate``)
 not-found               404     no such document, key or route
 method-not-allowed      405     the route exists, the method does not
+headers-too-large       431     request headers over 16 KiB in all (rag.api.observability)
 database-unavailable    503     PostgreSQL down or every pooled connection busy (``Retry-After``)
 retrieval               503     both retrievers failed for one question (``Retry-After``)
 embedder                503     the embedding backend failed where nothing could fall back
@@ -81,6 +82,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     Unauthorized.kind: (401, "A valid API key is required"),
     NotFound.kind: (404, "Not found"),
     "method-not-allowed": (405, "Method not allowed"),
+    "headers-too-large": (431, "Request header fields too large"),
     DatabaseUnavailable.kind: (503, "The database is unavailable"),
     RetrievalError.kind: (503, "Retrieval failed"),
     EmbedderError.kind: (503, "The embedding model failed"),

@@ -82,6 +82,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
 
     from rag.api.app import create_app
     from rag.api.auth import keys_required
+    from rag.api.observability import H11_HEAD_BYTES
 
     settings = app.settings.replace(
         # questions' embeddings are latency-bound: one OpenMP thread each (docs/performance.md)
@@ -104,6 +105,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        h11_max_incomplete_event_size=H11_HEAD_BYTES,
     )
     server = uvicorn.Server(config)
     threading.Thread(target=_announce, args=(server, settings.host), daemon=True).start()

@@ -23,6 +23,8 @@ import logging
 import psycopg
 from psycopg import sql
 
+from rag.db import without_statement_timeout
+
 log = logging.getLogger(__name__)
 
 # The table's chunks are counted by the statistics triggers, so this is exact and cheap.
@@ -147,6 +149,7 @@ def _build(conn: psycopg.Connection, parallel_workers: int) -> list[str]:
     built = []
     for name, definition in conn.execute(PENDING).fetchall():
         with conn.transaction():
+            without_statement_timeout(conn)
             conn.execute(
                 sql.SQL("SET LOCAL maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY))
             )
@@ -164,6 +167,7 @@ def _build(conn: psycopg.Connection, parallel_workers: int) -> list[str]:
         log.info("built index %s after a bulk load", name)
     for (owner_id,) in conn.execute(DEFERRED).fetchall():
         with conn.transaction():
+            without_statement_timeout(conn)
             conn.execute(sql.SQL("SET LOCAL work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
             conn.execute(REBUILD_KEY_TOP, {"owner_id": owner_id, "slice": KEY_TOP_SLICE})
             conn.execute(UNDEFER_KEY_TOP, {"owner_id": owner_id})

@@ -18,6 +18,7 @@ import re
 import time
 import unicodedata
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,9 @@ class ExtractLimits:
     max_expanded_bytes: int = 32 * 1024 * 1024  # a DOCX's parts, decompressed
     max_pages: int = 2000  # of a PDF
     max_html_tags: int = 500_000
+    # as deep as a browser's parser builds a tree (Chromium: 512); beyond it the tree's walks
+    # (BeautifulSoup's insert_after visits the subtree) turn quadratic
+    max_html_depth: int = 512
     seconds: float = 20.0  # parsing one file
 
     @classmethod
@@ -238,8 +242,8 @@ def _markdown_title(text: str) -> str | None:
 # --- formats through their libraries -----------------------------------------------------------
 # Each library is imported where it is used: only the formats being loaded pay for the import.
 
-_DROP_TAGS = ["script", "style", "nav", "noscript", "template", "svg", "iframe", "object", "head"]
-_BLOCK_TAGS = [
+_DROP_TAGS = {"script", "style", "nav", "noscript", "template", "svg", "iframe", "object", "head"}
+_BLOCK_TAGS = {
     "address",
     "article",
     "aside",
@@ -269,10 +273,76 @@ _BLOCK_TAGS = [
     "summary",
     "table",
     "ul",
-]
-_LINE_TAGS = ["br", "caption", "dd", "dt", "li", "tr"]
+}
+_LINE_TAGS = {"br", "caption", "dd", "dt", "li", "tr"}
 # Private-use characters stand for breaks while the markup's own whitespace is collapsed.
 _PARA_MARK, _LINE_MARK = "\ue000", "\ue001"
+
+
+# Elements that never hold others (void), hold only text (raw text: their content is not
+# markup), or close themselves when a sibling starts (optional end tags): none of them nests.
+_VOID_TAGS = frozenset(
+    b"area base br col embed hr img input link meta param source track wbr basefont bgsound "
+    b"frame keygen".split()
+)
+_RAW_TEXT_TAGS = frozenset(b"script style textarea title xmp iframe noembed noframes".split())
+_SIBLING_TAGS = frozenset(
+    b"p li dt dd tr td th option optgroup rb rt rp rtc thead tbody tfoot colgroup caption "
+    b"html head body".split()
+)
+_MARKUP = re.compile(rb"<(?:!--|(/?)([A-Za-z][^\s/>]*)([^>]*)>)")
+_COMMENT_END = re.compile(rb"--!?>")
+
+
+def _html_nesting(data: bytes, label: str, max_depth: int) -> int | None:
+    """Refuse markup nested deeper than ``max_depth``, before a tree of it is built.
+
+    One pass over the tags, keeping the open elements as a parser would: an end tag closes the
+    innermost open element of its name and every element opened inside it, and one with no
+    open element of its name is ignored; comments and the content of raw-text elements are
+    skipped.
+
+    Returns:
+        Where an unclosed comment starts (all the rest is comment), else None.
+    """
+    stack: list[bytes] = []
+    open_count: dict[bytes, int] = {}
+    pos = 0
+    # A tag runs to the next ">": past the last one nothing is a tag, and a search there
+    # would scan to the end of the data again from every "<".
+    end_of_tags = data.rfind(b">") + 1
+    while m := _MARKUP.search(data, pos, end_of_tags):
+        pos = m.end()
+        if m.group(2) is None:  # <!--, which "<!-->" and "<!--->" also close
+            end = _COMMENT_END.search(data, m.start() + 2)
+            if end is None:
+                return m.start()
+            pos = end.end()
+            continue
+        name = m.group(2).lower()
+        if m.group(1):  # an end tag
+            if open_count.get(name):
+                while (top := stack.pop()) != name:
+                    open_count[top] -= 1
+                open_count[name] -= 1
+            continue
+        if name in _RAW_TEXT_TAGS:
+            close = re.compile(rb"</" + re.escape(name) + rb"[\s/>]", re.IGNORECASE)
+            end = close.search(data, pos)
+            pos = end.start() if end else len(data)
+            continue
+        if name in _VOID_TAGS or name in _SIBLING_TAGS or m.group(3).endswith(b"/"):
+            continue
+        stack.append(name)
+        open_count[name] = open_count.get(name, 0) + 1
+        if len(stack) > max_depth:
+            raise TooLarge(
+                f"{label}: HTML nested more than {max_depth} elements deep "
+                f"(at byte offset {m.start()}); the limit is {max_depth}"
+            )
+    # a comment opened after the last ">" cannot be closed
+    tail = data.find(b"<!--", pos)
+    return tail if tail >= 0 else None
 
 
 def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
@@ -282,7 +352,11 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
         raise TooLarge(
             f"{label}: about {tags} HTML tags; the limit is {budget.limits.max_html_tags}"
         )
-    from bs4 import BeautifulSoup, NavigableString
+    unclosed_comment = _html_nesting(data, label, budget.limits.max_html_depth)
+    if unclosed_comment is not None:
+        # A browser shows nothing after it; parsers differ (html.parser keeps it as text).
+        data = data[:unclosed_comment]
+    from bs4 import BeautifulSoup
 
     budget.start()
 
@@ -293,22 +367,7 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
         soup = BeautifulSoup(data, parser)
         heading = soup.title or soup.find("h1")
         title = heading.get_text(" ") if heading else None
-        for tag in soup.find_all(_DROP_TAGS):
-            if not tag.decomposed:
-                tag.decompose()
-        for pre in soup.find_all("pre"):
-            for s in pre.find_all(string=True):
-                if type(s) is NavigableString:  # not a comment, which must stay invisible
-                    s.replace_with(s.replace("\n", _LINE_MARK))
-        for tag in soup.find_all(_LINE_TAGS):
-            tag.insert_before(_LINE_MARK)
-        for tag in soup.find_all(["td", "th"]):
-            tag.insert_after(" ")
-        for tag in soup.find_all(_BLOCK_TAGS):
-            tag.insert_before(_PARA_MARK)
-            tag.insert_after(_PARA_MARK)
-        budget.tick()
-        raw = budget.spend(soup.get_text())
+        raw = budget.spend(_marked_text(soup, budget))
     except InputError:
         raise
     except Exception as e:  # noqa: BLE001  # the parser's failures share no base class
@@ -316,6 +375,45 @@ def _html(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:
     flat = " ".join(raw.split()).replace(_LINE_MARK, "\n")
     paragraphs = (p.strip() for p in flat.split(_PARA_MARK))
     return title, "\n\n".join(p for p in paragraphs if p)
+
+
+def _marked_text(soup: Any, budget: _Budget) -> str:
+    """The page's text with a mark for each break its blocks, lines and cells make.
+
+    One walk in document order, with a stack instead of recursion: editing the tree instead
+    (a mark inserted beside every block) costs a scan of the parent's children and of the
+    tag's subtree per edit, quadratic in a page of many blocks.
+    """
+    from bs4 import CData, NavigableString, Tag
+
+    parts: list[str] = []
+    stack: list[tuple[Iterator[Any], str, bool]] = [(iter(soup.contents), "", False)]
+    while stack:
+        children, after, in_pre = stack[-1]
+        node = next(children, None)
+        if node is None:
+            stack.pop()
+            parts.append(after)
+            continue
+        if not isinstance(node, Tag):
+            # comments, doctypes and processing instructions stay invisible
+            if type(node) in (NavigableString, CData):
+                parts.append(node.replace("\n", _LINE_MARK) if in_pre else str(node))
+            continue
+        budget.tick()
+        name = node.name
+        if name in _DROP_TAGS:
+            continue
+        if name in _BLOCK_TAGS:
+            parts.append(_PARA_MARK)
+            after = _PARA_MARK
+        elif name in _LINE_TAGS:
+            parts.append(_LINE_MARK)
+            after = ""
+        else:
+            after = " " if name in ("td", "th") else ""
+        stack.append((iter(node.contents), after, in_pre or name == "pre"))
+    return "".join(parts)
 
 
 def _pdf(data: bytes, label: str, budget: _Budget) -> tuple[str | None, str]:

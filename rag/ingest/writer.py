@@ -32,7 +32,7 @@ import psycopg
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import DatabaseUnavailable, RagError
+from rag.errors import CorruptInput, DatabaseUnavailable, RagError
 from rag.ingest import bulk_load
 from rag.ingest.chunk_copy import copy_chunks
 from rag.ingest.loaders import LoadedDocument, LoadFailure
@@ -41,6 +41,7 @@ from rag.ingest.prepare import (
     embed_chunks,
     prepare_or_error,
 )
+from rag.ingest.supersedes import supersede_rings, supersedes_of
 from rag.ingest.worker_processes import worker_start
 from rag.settings import Settings
 from rag.store import ensure_owner, ensure_vector_index
@@ -274,13 +275,42 @@ class Ingestor:
                 self._enqueue(in_flight.popleft()[1].result())
 
     def _fail(self, origin: str, error: Exception) -> None:
+        self._record_failure(origin, error)
+        if self._on_document:
+            self._on_document()
+
+    def _record_failure(self, origin: str, error: Exception) -> None:
         self.summary.failed += 1
         message = str(error)
         if not message.startswith(origin):
             message = f"{origin}: {message}"
         self.summary.failures.append({"origin": origin, "error": message})
-        if self._on_document:
-            self._on_document()
+
+    def _without_rings(
+        self, conn: psycopg.Connection, docs: list[PreparedDocument]
+    ) -> list[PreparedDocument]:
+        """``docs`` less those whose ``supersedes`` would close a ring, each refused by name.
+
+        A refused document keeps its stored version, whose own ``supersedes`` may close a ring
+        with the rest: asked again until none does.
+        """
+        while rings := supersede_rings(
+            conn,
+            self.owner_id,
+            {p.doc.source_id: supersedes_of(p.doc.metadata) for p in docs},
+        ):
+            for p in docs:
+                if (ring := rings.get(p.doc.source_id)) is not None:
+                    names = " -> ".join(repr(s) for s in [*ring, ring[0]])
+                    self._record_failure(
+                        p.doc.origin,
+                        CorruptInput(
+                            f"metadata.supersedes would make a cycle ({names}) that hides "
+                            "every document in it"
+                        ),
+                    )
+            docs = [p for p in docs if p.doc.source_id not in rings]
+        return docs
 
     def flush(self) -> None:
         """Write the queued documents in one transaction."""
@@ -380,9 +410,10 @@ class Ingestor:
                 {"owner_id": self.owner_id, "source_ids": [p.doc.source_id for p in docs]},
             ).fetchall()
             existing = {sid: (int(did), bytes(h)) for sid, did, h in rows}
-            fresh = [
+            changed = [
                 p for p in docs if existing.get(p.doc.source_id, (0, b""))[1] != p.content_hash
             ]
+            fresh = self._without_rings(conn, changed)
             replaced = [p for p in fresh if p.doc.source_id in existing]
             added = [p for p in fresh if p.doc.source_id not in existing]
             ids: dict[str, int] = {}
@@ -429,7 +460,7 @@ class Ingestor:
             unembedded = copy_chunks(conn, self.owner_id, fresh, ids, model)
         self.summary.added += len(added)
         self.summary.replaced += len(replaced)
-        self.summary.unchanged += len(docs) - len(fresh)
+        self.summary.unchanged += len(docs) - len(changed)
         self.summary.chunks += sum(len(p.chunks) for p in fresh)
         self.summary.unembedded += unembedded
         for p in fresh:

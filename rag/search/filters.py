@@ -19,6 +19,7 @@ Fields (all optional; all given ones must hold):
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,12 +109,19 @@ def _text(value: Any, name: str) -> str | None:
     return value or None
 
 
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
+
+
 def _date(value: Any, name: str) -> dt.date | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
         raise InputError(f"filter.{name} must be a date (YYYY-MM-DD)")
     try:
-        return dt.date.fromisoformat(value[:10])
+        # exactly YYYY-MM-DD: fromisoformat also reads "20250101" and "2025-W01-1", and a
+        # prefix would let "2025-01-01garbage" through
+        if not _ISO_DATE.match(value):
+            raise ValueError(value)
+        return dt.date.fromisoformat(value)
     except ValueError:
         raise InputError(f"filter.{name} is not a date (YYYY-MM-DD): {value[:40]!r}") from None
