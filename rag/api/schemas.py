@@ -1,4 +1,5 @@
-"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI.
+"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI; and
+the answer's shape, shown in OpenAPI.
 
 ``filter`` (search, ask, chat) narrows retrieval to documents by metadata:
 ``{"source_prefix", "metadata", "date_from", "date_to", "lang"}``, checked by
@@ -64,3 +65,44 @@ class ChatIn(Struct):
     stream: bool = False
     # not OpenAI's: clients that do not know it never send it
     filter: dict[str, Any] | None = None
+
+
+# What an answer is (rag.answer.engine.Answer): an answer from sources that passed the judgement;
+# no direct answer, with the nearest sources listed as possibly related (rag.answer.related); or
+# not in the knowledge base.
+AnswerStatus = Literal["answered", "related", "not_found"]
+
+
+class SourceOut(Struct):
+    """A source of an answer; ``evidence`` is what admitted it (``"related": true`` when it is only
+    near the question)."""
+
+    source_id: str
+    document_id: int
+    chunk_id: int
+    title: str | None
+    text: str
+    evidence: dict[str, Any]
+
+
+class AnswerOut(Struct):
+    """The answer of ``POST /v1/ask`` (``rag ask --json`` and the searched question), also the
+    ``answer`` event of a stream and the ``rag`` field of a chat completion.
+
+    ``related``: no direct answer; ``answer`` says so and lists the sources (``asserted``
+    false), or is the chat model's answer from them alone (``asserted`` true), to be shown as
+    uncertain.
+    """
+
+    status: AnswerStatus
+    not_found_by: Literal["filter", "llm"] | None
+    answer: str
+    lang: str
+    extractive: bool
+    # the text states what the sources say; false for not_found and a related list
+    asserted: bool
+    citations: list[int]
+    sources: list[SourceOut]
+    llm_called: bool
+    degraded: list[dict[str, str]]
+    question: str
