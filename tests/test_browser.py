@@ -43,6 +43,8 @@ NOVAK = "rec-novak-cena"
 ASK_NOVAK = "Kdo je Novák?"
 UNANSWERABLE = "Čím se v Litomyšli živí zelený kolibřík?"
 NOT_FOUND_TITLE = "Nenalezeno ve znalostní bázi"
+# the prize record names no sum: no direct answer, the record possibly related
+NEAR = "Kolik peněz dostal Novák za inovaci?"
 TIMEOUT_MS = 15_000
 
 pytestmark = [
@@ -155,6 +157,26 @@ def test_an_unanswerable_question_shows_the_not_found_state(plain: LiveServer, p
     border = reply.evaluate("e => getComputedStyle(e).borderTopStyle")
     assert border == "dashed"
     page.screenshot(path="/tmp/rag-chat-page-not-found.png", full_page=True)
+
+
+def test_a_related_answer_lists_the_sources_and_asserts_nothing(
+    plain: LiveServer, page: Page
+) -> None:
+    page.goto(plain.url + "/")
+    ask(page, NEAR)
+    reply = page.locator(".turn").last.locator(".reply")
+    expect(reply).to_have_attribute("data-status", "related")
+    expect(reply.locator(".related-title")).to_have_text("Přímá odpověď nenalezena")
+    expect(reply.locator(".sources-title")).to_have_text("Možná souvisí")
+    source = reply.locator(f'.source[data-source-id="{NOVAK}"]')
+    expect(source.locator(".source-title")).to_have_text("Cena za inovaci")
+    expect(source.locator(".refused")).to_contain_text("není, na co se otázka ptá")
+    # nothing dressed as an answer: no answer box, no answer text, no extractive label
+    expect(reply.locator(".answer")).to_have_count(0)
+    expect(reply.locator(".answer-text")).to_have_count(0)
+    expect(reply.locator(".badge")).to_have_count(0)
+    expect(page.locator(".not-found")).to_have_count(0)
+    page.screenshot(path="/tmp/rag-chat-page-related.png", full_page=True)
 
 
 def test_follow_up_questions_send_the_conversation(plain: LiveServer, page: Page) -> None:
@@ -318,6 +340,22 @@ def test_a_model_that_finds_no_answer_shows_the_not_found_state(
     expect(reply.locator(".service-sentence")).to_contain_text(NOT_FOUND["cs"])
     expect(reply.locator(".source")).to_have_count(0)  # the sources shown while waiting are gone
     expect(reply).not_to_contain_text(ABSTAIN)
+
+
+def test_a_model_answer_to_a_related_question_is_shown_as_uncertain(
+    smart: LiveServer, fake_llm: FakeLLM, page: Page
+) -> None:
+    fake_llm.mode, fake_llm.delay = "ok", 0.0
+    fake_llm.reply = "Zdroj částku neuvádí, jen že Novák dostal cenu za inovaci [1]."
+    page.goto(smart.url + "/")
+    ask(page, NEAR)
+    reply = page.locator(".turn").last.locator(".reply")
+    expect(reply).to_have_attribute("data-status", "related")
+    expect(reply.locator(".related-answer .badge.uncertain")).to_be_visible()
+    expect(reply.locator(".related-answer .answer-text")).to_have_text(fake_llm.reply)
+    expect(reply.locator(f'.source[data-source-id="{NOVAK}"]')).to_be_visible()
+    expect(reply.locator(".answer")).to_have_count(0)
+    page.screenshot(path="/tmp/rag-chat-page-related-llm.png", full_page=True)
 
 
 def test_a_failing_model_shows_the_extractive_answer_and_why(
