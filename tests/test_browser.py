@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import (
     Browser,
     ConsoleMessage,
+    Locator,
     Page,
     Response,
     expect,
@@ -101,6 +102,13 @@ def ask(page: Page, question: str) -> None:
     page.get_by_label("Otázka").press("Enter")
 
 
+def reply_to(page: Page, server: LiveServer, question: str) -> Locator:
+    """The reply to ``question`` asked on a fresh chat page."""
+    page.goto(server.url + "/")
+    ask(page, question)
+    return page.locator(".turn").last.locator(".reply")
+
+
 def test_the_page_and_its_assets_load(plain: LiveServer, page: Page) -> None:
     for script in ("render.js", "app.js"):
         r = plain.client.get(f"/static/{script}")
@@ -162,9 +170,7 @@ def test_an_unanswerable_question_shows_the_not_found_state(plain: LiveServer, p
 def test_a_related_answer_lists_the_sources_and_asserts_nothing(
     plain: LiveServer, page: Page
 ) -> None:
-    page.goto(plain.url + "/")
-    ask(page, NEAR)
-    reply = page.locator(".turn").last.locator(".reply")
+    reply = reply_to(page, plain, NEAR)
     expect(reply).to_have_attribute("data-status", "related")
     expect(reply.locator(".related-title")).to_have_text("Přímá odpověď nenalezena")
     expect(reply.locator(".sources-title")).to_have_text("Možná souvisí")
@@ -315,9 +321,7 @@ def test_sources_show_before_a_slow_model_answers(
 ) -> None:
     fake_llm.mode, fake_llm.delay = "slow", 3.0
     fake_llm.reply = "Novák z vývoje dostal cenu za inovaci skladu [1]."
-    page.goto(smart.url + "/")
-    ask(page, ASK_NOVAK)
-    reply = page.locator(".turn").last.locator(".reply")
+    reply = reply_to(page, smart, ASK_NOVAK)
     # the sources event arrives first: shown while the model is still thinking
     expect(reply).to_have_attribute("data-status", "streaming", timeout=2_500)
     expect(reply.locator(f'.source[data-source-id="{NOVAK}"]')).to_be_visible()
@@ -332,9 +336,8 @@ def test_a_model_that_finds_no_answer_shows_the_not_found_state(
     smart: LiveServer, fake_llm: FakeLLM, page: Page
 ) -> None:
     fake_llm.mode, fake_llm.delay, fake_llm.reply = "ok", 0.0, ABSTAIN
-    page.goto(smart.url + "/")
-    ask(page, "Kdo je Novák?")  # the filter admits the record; the model is made to abstain
-    reply = page.locator(".turn").last.locator(".reply")
+    # the filter admits the record; the model is made to abstain
+    reply = reply_to(page, smart, "Kdo je Novák?")
     expect(reply).to_have_attribute("data-status", "not_found")
     expect(reply.locator(".not-found-why")).to_contain_text("jazykový model v nich odpověď nenašel")
     expect(reply.locator(".service-sentence")).to_contain_text(NOT_FOUND["cs"])
@@ -347,9 +350,7 @@ def test_a_model_answer_to_a_related_question_is_shown_as_uncertain(
 ) -> None:
     fake_llm.mode, fake_llm.delay = "ok", 0.0
     fake_llm.reply = "Zdroj částku neuvádí, jen že Novák dostal cenu za inovaci [1]."
-    page.goto(smart.url + "/")
-    ask(page, NEAR)
-    reply = page.locator(".turn").last.locator(".reply")
+    reply = reply_to(page, smart, NEAR)
     expect(reply).to_have_attribute("data-status", "related")
     expect(reply.locator(".related-answer .badge.uncertain")).to_be_visible()
     expect(reply.locator(".related-answer .answer-text")).to_have_text(fake_llm.reply)

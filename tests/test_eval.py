@@ -298,6 +298,7 @@ def test_a_related_answer_is_counted_apart_from_recall_false_answers_and_refusal
     data = report.as_dict()
     assert (data["pipeline"]["related"], data["pipeline"]["related_no_answer"]) == (1, 1)
     assert (data["tags"]["x"]["related"], data["tags"]["x"]["related_no_answer"]) == (1, 1)
+    assert [(r["id"], r["sources"]) for r in data["related"]] == [("R", ["a"]), ("S", ["a"])]
     print_report(report, "o", None, 5)
     out = capsys.readouterr().out
     assert "related         1/2 answerable, 1/3 not_found" in out

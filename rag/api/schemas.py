@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
+from rag.answer.source import Source
+
 Question = Annotated[str, Meta(min_length=1, description="Not blank; see RAG_MAX_QUESTION_CHARS")]
 
 
@@ -73,18 +75,6 @@ class ChatIn(Struct):
 AnswerStatus = Literal["answered", "related", "not_found"]
 
 
-class SourceOut(Struct):
-    """A source of an answer; ``evidence`` is what admitted it (``"related": true`` when it is only
-    near the question)."""
-
-    source_id: str
-    document_id: int
-    chunk_id: int
-    title: str | None
-    text: str
-    evidence: dict[str, Any]
-
-
 class AnswerOut(Struct):
     """The answer of ``POST /v1/ask`` (``rag ask --json`` and the searched question), also the
     ``answer`` event of a stream and the ``rag`` field of a chat completion.
@@ -102,7 +92,8 @@ class AnswerOut(Struct):
     # the text states what the sources say; false for not_found and a related list
     asserted: bool
     citations: list[int]
-    sources: list[SourceOut]
+    # with its evidence: what admitted it (``"related": true`` when it is only near the question)
+    sources: list[Source]
     llm_called: bool
     degraded: list[dict[str, str]]
     question: str

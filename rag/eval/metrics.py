@@ -315,6 +315,8 @@ class Report:
             "langs": self.by_lang(),
             **({} if (held := self.extractive()) is None else {"extractive": held}),
             "failures": [r.as_dict() for r in self.failures],
+            # every case answered related, with its listed sources (a not_found one is no failure)
+            "related": [r.as_dict() for r in self.results if r.outcome == "related"],
         }
 
 
