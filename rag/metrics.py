@@ -47,8 +47,8 @@ HTTP_LATENCY = Histogram(
 )
 ANSWERS = Counter(
     "rag_answers",
-    "Answers by status, who decided not_found (filter or llm) and the rule that admitted the "
-    "first source.",
+    "Answers by status (answered, related, not_found), who decided not_found (filter or llm) "
+    "and the rule that admitted the first source.",
     ["status", "not_found_by", "rule"],
     registry=REGISTRY,
 )
@@ -82,7 +82,7 @@ def record_degraded(degraded: Iterable[Mapping[str, str]]) -> None:
 def record_answer(answer: Any) -> None:
     """One final answer (a :class:`rag.answer.engine.Answer`) and what it degraded."""
     rule = "none"
-    if answer.status == "answered" and answer.sources:
+    if answer.status in ("answered", "related") and answer.sources:
         rule = str(answer.sources[0].evidence.get("rule") or "none")
     ANSWERS.labels(answer.status, answer.not_found_by or "", rule).inc()
     record_degraded(answer.degraded)

@@ -87,6 +87,7 @@ SETTINGS_DOC: dict[str, str] = {
     "llm_model": "chat model name",
     "llm_api_key": "chat endpoint API key",
     "llm_timeout": "seconds an LLM answer may take before the extractive fallback",
+    "related_answers": "a question the filter refuses only for its focus words or answer type, after a rule admitted a passage, gets the `related` answer: no direct answer, the nearest sources listed (off: `not_found`)",
     "max_question_chars": "longest question accepted",
     "max_history": "most earlier chat turns accepted",
     "max_history_chars": "most characters the earlier chat turns may hold together",
@@ -174,6 +175,7 @@ class Settings:
     llm_model: str = ""
     llm_api_key: str = ""
     llm_timeout: float = 30.0
+    related_answers: bool = True
     max_question_chars: int = 2000
     max_history: int = 20
     max_history_chars: int = 100_000

@@ -52,7 +52,13 @@ class ScriptedWriter:
         self.calls: list[str] = []
 
     def answer(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> str:
         self.calls.append("answer")
         if self.error is not None:
@@ -60,7 +66,13 @@ class ScriptedWriter:
         return "".join(self.pieces)
 
     def answer_stream(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> Iterator[str]:
         self.calls.append("stream")
         for i, piece in enumerate(self.pieces):

@@ -13,6 +13,7 @@ import openai
 import pytest
 
 from rag.answer.llm import ABSTAIN, PROMPTS
+from rag.answer.related import NO_DIRECT_ANSWER, RELATED_LABEL
 from rag.language.phrases import NOT_FOUND
 from tests.apiserver import LiveServer, api_settings, new_database, sample_database, sse_events
 from tests.fakellm import FakeLLM
@@ -27,6 +28,10 @@ UNANSWERABLE = "Čím se v Litomyšli živí zelený kolibřík?"
 # the fake model is made to reply that the sources do not answer it.
 ADMITTED = ASK_NOVAK
 LLM_REPLY = "Novák dostal cenu za inovaci skladového systému [1]."
+# The record names Novák's prize and no sum: the word rule admits it and the answer type (an
+# amount) refuses it, so the answer is related, not an answer and not "not in the knowledge base".
+NEAR = "Kolik peněz dostal Novák za inovaci?"
+NEAR_LIST = f"{NO_DIRECT_ANSWER['cs']} {RELATED_LABEL['cs']}:\n[1] Cena za inovaci ({NOVAK})"
 REWRITE_PROMPT = (PROMPTS / "followup.txt").read_text(encoding="utf-8")
 
 
@@ -132,6 +137,52 @@ def test_ask_stream_not_found(plain: LiveServer) -> None:
     events = ask_stream(plain, UNANSWERABLE)
     assert [e for e, _, _ in events] == ["sources", "delta", "answer"]
     assert events[0][1]["sources"] == [] and events[-1][1]["answer"] == NOT_FOUND["cs"]
+
+
+# --- related: no direct answer, the nearest sources listed --------------------------------------
+
+
+def test_a_related_answer_lists_the_nearest_source_and_asserts_nothing(plain: LiveServer) -> None:
+    a = ask(plain, NEAR)
+    assert (a["status"], a["not_found_by"], a["answer"]) == ("related", None, NEAR_LIST)
+    assert (a["asserted"], a["extractive"], a["llm_called"], a["citations"]) == (
+        False,
+        False,
+        False,
+        [],
+    )
+    [source] = a["sources"]
+    evidence = source["evidence"]
+    assert source["source_id"] == NOVAK and evidence["related"] is True and evidence["rule"]
+    assert evidence["answerability"]["reason"] == "type"
+
+
+def test_a_related_answer_streams_as_sources_delta_answer(plain: LiveServer) -> None:
+    events = ask_stream(plain, NEAR)
+    assert [e for e, _, _ in events] == ["sources", "delta", "answer"]
+    sources, final = events[0][1], events[-1][1]
+    assert sources["status"] == "related" and sources["sources"][0]["source_id"] == NOVAK
+    assert events[1][1]["text"] == NEAR_LIST and final == ask(plain, NEAR)
+
+
+def test_a_related_answer_over_the_openai_endpoint(plain: LiveServer) -> None:
+    client = chat_client(plain)
+    messages: Any = [{"role": "user", "content": NEAR}]
+    r = client.chat.completions.create(model="rag", messages=messages)
+    assert r.choices[0].message.content == NEAR_LIST
+    assert r.model_extra["rag"]["status"] == "related"
+    chunks = list(client.chat.completions.create(model="rag", messages=messages, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == NEAR_LIST
+    assert chunks[0].model_extra["rag"]["status"] == "related"
+    assert chunks[-1].model_extra["rag"]["status"] == "related"
+
+
+def test_the_openapi_schema_names_every_answer_status(plain: LiveServer) -> None:
+    schema = plain.client.get("/schema/openapi.json").json()
+    ok = schema["paths"]["/v1/ask"]["post"]["responses"]["200"]["content"]
+    assert {"application/json", "text/event-stream"} <= set(ok)
+    answer = schema["components"]["schemas"]["AnswerOut"]["properties"]
+    assert answer["status"]["enum"] == ["answered", "related", "not_found"]
 
 
 # --- follow-up questions -------------------------------------------------------------------------
@@ -277,6 +328,48 @@ def test_a_model_that_finds_no_answer_in_the_sources_makes_it_not_found(
         )
     )
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == NOT_FOUND["cs"]
+
+
+def test_the_model_answers_a_related_question_only_from_its_sources_and_it_stays_related(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    llm.reply = "Zdroj částku neuvádí; Novák dostal cenu za inovaci skladového systému [1]."
+    a = ask(smart, NEAR)
+    assert (a["status"], a["answer"], a["asserted"], a["citations"]) == (
+        "related",
+        llm.reply,
+        True,
+        [1],
+    )
+    [call] = answer_calls(llm)
+    rules = (PROMPTS / "related.txt").read_text(encoding="utf-8")
+    assert call["messages"][0]["content"] == rules.format(lang_name="Czech", abstain=ABSTAIN)
+    events = ask_stream(smart, NEAR)
+    assert events[0][1]["status"] == "related" and events[-1][1]["status"] == "related"
+    assert "".join(d["text"] for e, d, _ in events if e == "delta") == llm.reply
+    # a client that shows only the content still reads that there is no direct answer
+    r = chat_client(smart).chat.completions.create(
+        model="rag", messages=[{"role": "user", "content": NEAR}]
+    )
+    assert r.choices[0].message.content == f"{llm.reply}\n\n{NEAR_LIST}"
+    assert r.model_extra["rag"]["status"] == "related"
+
+
+def test_a_model_that_abstains_on_a_related_question_leaves_the_list(
+    smart: LiveServer, llm: FakeLLM
+) -> None:
+    llm.reply = ABSTAIN
+    a = ask(smart, NEAR)
+    assert (a["status"], a["not_found_by"], a["answer"], a["asserted"]) == (
+        "related",
+        None,
+        NEAR_LIST,
+        False,
+    )
+    assert a["llm_called"] is True and a["sources"][0]["source_id"] == NOVAK
+    events = ask_stream(smart, NEAR)
+    assert "".join(d["text"] for e, d, _ in events if e == "delta") == NEAR_LIST
+    assert events[-1][1]["status"] == "related"
 
 
 @pytest.mark.parametrize("reply", ["NOT", "NOTE: Novák dostal cenu [1].", "Not in all cases [1]."])

@@ -258,12 +258,24 @@ class BrokenWriter:
     model = "broken"
 
     def answer(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> str:
         raise RuntimeError("secret internals at /srv/rag/conf")
 
     def answer_stream(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> Iterator[str]:
         raise RuntimeError("secret internals at /srv/rag/conf")
 

@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import (
     Browser,
     ConsoleMessage,
+    Locator,
     Page,
     Response,
     expect,
@@ -43,6 +44,8 @@ NOVAK = "rec-novak-cena"
 ASK_NOVAK = "Kdo je Novák?"
 UNANSWERABLE = "Čím se v Litomyšli živí zelený kolibřík?"
 NOT_FOUND_TITLE = "Nenalezeno ve znalostní bázi"
+# the prize record names no sum: no direct answer, the record possibly related
+NEAR = "Kolik peněz dostal Novák za inovaci?"
 TIMEOUT_MS = 15_000
 
 pytestmark = [
@@ -97,6 +100,13 @@ def page(browser: Browser) -> Iterator[Page]:
 def ask(page: Page, question: str) -> None:
     page.get_by_label("Otázka").fill(question)
     page.get_by_label("Otázka").press("Enter")
+
+
+def reply_to(page: Page, server: LiveServer, question: str) -> Locator:
+    """The reply to ``question`` asked on a fresh chat page."""
+    page.goto(server.url + "/")
+    ask(page, question)
+    return page.locator(".turn").last.locator(".reply")
 
 
 def test_the_page_and_its_assets_load(plain: LiveServer, page: Page) -> None:
@@ -155,6 +165,24 @@ def test_an_unanswerable_question_shows_the_not_found_state(plain: LiveServer, p
     border = reply.evaluate("e => getComputedStyle(e).borderTopStyle")
     assert border == "dashed"
     page.screenshot(path="/tmp/rag-chat-page-not-found.png", full_page=True)
+
+
+def test_a_related_answer_lists_the_sources_and_asserts_nothing(
+    plain: LiveServer, page: Page
+) -> None:
+    reply = reply_to(page, plain, NEAR)
+    expect(reply).to_have_attribute("data-status", "related")
+    expect(reply.locator(".related-title")).to_have_text("Přímá odpověď nenalezena")
+    expect(reply.locator(".sources-title")).to_have_text("Možná souvisí")
+    source = reply.locator(f'.source[data-source-id="{NOVAK}"]')
+    expect(source.locator(".source-title")).to_have_text("Cena za inovaci")
+    expect(source.locator(".refused")).to_contain_text("není, na co se otázka ptá")
+    # nothing dressed as an answer: no answer box, no answer text, no extractive label
+    expect(reply.locator(".answer")).to_have_count(0)
+    expect(reply.locator(".answer-text")).to_have_count(0)
+    expect(reply.locator(".badge")).to_have_count(0)
+    expect(page.locator(".not-found")).to_have_count(0)
+    page.screenshot(path="/tmp/rag-chat-page-related.png", full_page=True)
 
 
 def test_follow_up_questions_send_the_conversation(plain: LiveServer, page: Page) -> None:
@@ -293,9 +321,7 @@ def test_sources_show_before_a_slow_model_answers(
 ) -> None:
     fake_llm.mode, fake_llm.delay = "slow", 3.0
     fake_llm.reply = "Novák z vývoje dostal cenu za inovaci skladu [1]."
-    page.goto(smart.url + "/")
-    ask(page, ASK_NOVAK)
-    reply = page.locator(".turn").last.locator(".reply")
+    reply = reply_to(page, smart, ASK_NOVAK)
     # the sources event arrives first: shown while the model is still thinking
     expect(reply).to_have_attribute("data-status", "streaming", timeout=2_500)
     expect(reply.locator(f'.source[data-source-id="{NOVAK}"]')).to_be_visible()
@@ -310,14 +336,27 @@ def test_a_model_that_finds_no_answer_shows_the_not_found_state(
     smart: LiveServer, fake_llm: FakeLLM, page: Page
 ) -> None:
     fake_llm.mode, fake_llm.delay, fake_llm.reply = "ok", 0.0, ABSTAIN
-    page.goto(smart.url + "/")
-    ask(page, "Kdo je Novák?")  # the filter admits the record; the model is made to abstain
-    reply = page.locator(".turn").last.locator(".reply")
+    # the filter admits the record; the model is made to abstain
+    reply = reply_to(page, smart, "Kdo je Novák?")
     expect(reply).to_have_attribute("data-status", "not_found")
     expect(reply.locator(".not-found-why")).to_contain_text("jazykový model v nich odpověď nenašel")
     expect(reply.locator(".service-sentence")).to_contain_text(NOT_FOUND["cs"])
     expect(reply.locator(".source")).to_have_count(0)  # the sources shown while waiting are gone
     expect(reply).not_to_contain_text(ABSTAIN)
+
+
+def test_a_model_answer_to_a_related_question_is_shown_as_uncertain(
+    smart: LiveServer, fake_llm: FakeLLM, page: Page
+) -> None:
+    fake_llm.mode, fake_llm.delay = "ok", 0.0
+    fake_llm.reply = "Zdroj částku neuvádí, jen že Novák dostal cenu za inovaci [1]."
+    reply = reply_to(page, smart, NEAR)
+    expect(reply).to_have_attribute("data-status", "related")
+    expect(reply.locator(".related-answer .badge.uncertain")).to_be_visible()
+    expect(reply.locator(".related-answer .answer-text")).to_have_text(fake_llm.reply)
+    expect(reply.locator(f'.source[data-source-id="{NOVAK}"]')).to_be_visible()
+    expect(reply.locator(".answer")).to_have_count(0)
+    page.screenshot(path="/tmp/rag-chat-page-related-llm.png", full_page=True)
 
 
 def test_a_failing_model_shows_the_extractive_answer_and_why(

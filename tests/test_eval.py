@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from rag.answer.engine import Engine
+from rag.cli.evaluation import print_report
 from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import make_embedder
@@ -25,7 +26,8 @@ from rag.eval.calibrate import frontier, held_out, plot, select, sweep
 from rag.eval.metrics import ranking, retrieval_metrics, score
 from rag.eval.sets import Case, load_cases, load_questions
 from rag.eval.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
-from rag.language.question_keys import QueryKeys, QueryWord
+from rag.language.keys import chunk_keys
+from rag.language.question_keys import QueryKeys, QueryWord, query_keys
 from rag.search.profiles import filter_params, write_profile
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import Candidate, Retrieval
@@ -84,6 +86,15 @@ def retrieval(
 def engine() -> Engine:
     # answer_from never touches the database; params are given, so no profile is read.
     return Engine(None, Settings(), None, params=VECTOR_ONLY)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def filter_engine() -> Engine:
+    """The engine as calibration counts it: a case no candidate passed is refused. The sweep
+    models the filter's verdicts; the related answer (rag.answer.related) is a way of showing
+    some of those refusals, not a verdict calibration chooses thresholds for."""
+    settings = Settings(related_answers=False)
+    return Engine(None, settings, None, params=VECTOR_ONLY)  # type: ignore[arg-type]
 
 
 # --- loading sets ---------------------------------------------------------------------------------
@@ -237,6 +248,74 @@ def test_metrics_arithmetic_on_hand_made_cases(engine: Engine) -> None:
     )
 
 
+def test_a_related_answer_is_counted_apart_from_recall_false_answers_and_refusals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    params = replace(VECTOR_ONLY, answer_window=1)
+
+    def near(question: str, text: str) -> Retrieval:
+        """``question`` with one candidate of ``text`` that the vector rule admits."""
+        query = query_keys(question, "cs")
+        keys = [k for w in query.words for k in w.keys]
+        found = set(chunk_keys(text, "cs").keys)
+        c = replace(cand(1, "a", fts=1, vec=1, dist=0.1), text=text)
+        c.matched_keys = [k for k in keys if k in found]
+        return Retrieval(question, query, [c], dict.fromkeys(keys, 2), 100, {})
+
+    how_much = "Kolik stojí oprava čtečky?"
+    no_sum = "Opravu čtečky objednává správce skladu."  # the vector admits it, the type refuses
+    cases = [
+        Case("R", how_much, ("a",), ("x",)),
+        Case("S", how_much, (), ("x",)),
+        Case("T", how_much, ("a",)),
+        Case("U", "Kolik stojí oprava čtečky ZX-4411?", ()),  # the code is missing: not related
+        Case("V", how_much, ()),
+    ]
+    rs = [
+        near(how_much, no_sum),
+        near(how_much, no_sum),
+        near(how_much, "Oprava čtečky stojí 500 Kč."),
+        near(cases[3].question, no_sum),
+        near(how_much, "Oprava čtečky stojí 500 Kč."),
+    ]
+    on = Engine(None, Settings(), None, params=params)  # type: ignore[arg-type]
+    report = score(on, "near", cases, rs, params)
+    results = {r.case.id: (r.status, r.outcome) for r in report.results}
+    assert results == {
+        "R": ("related", "related"),
+        "S": ("related", "related"),
+        "T": ("answered", "recalled"),
+        "U": ("not_found", "refused_correctly"),
+        "V": ("answered", "false_answer"),
+    }
+    f = report.figures
+    assert (f.answerable, f.no_answer, f.recalled, f.refused, f.false_answers) == (2, 3, 1, 0, 1)
+    assert (f.related, f.related_no_answer) == (1, 1)
+    assert (f.answer_recall, f.false_answer_rate, f.false_refusal_rate) == (1 / 2, 1 / 3, 0.0)
+    # an answerable case answered related did not recall it; a not_found one answered nothing
+    assert [r.case.id for r in report.failures] == ["R", "V"]
+    assert report.failures[0].evidence[0]["refused_by"] == "type"
+    data = report.as_dict()
+    assert (data["pipeline"]["related"], data["pipeline"]["related_no_answer"]) == (1, 1)
+    assert (data["tags"]["x"]["related"], data["tags"]["x"]["related_no_answer"]) == (1, 1)
+    assert [(r["id"], r["sources"]) for r in data["related"]] == [("R", ["a"]), ("S", ["a"])]
+    print_report(report, "o", None, 5)
+    out = capsys.readouterr().out
+    assert "related         1/2 answerable, 1/3 not_found" in out
+    assert "related" in out.split("per tag")[1].splitlines()[0]
+    assert "refused: type" in out
+    # the setting off: the same cases are refused, as before there was a related answer
+    off = Engine(None, Settings(related_answers=False), None, params=params)  # type: ignore[arg-type]
+    f = score(off, "near", cases, rs, params).figures
+    assert (f.recalled, f.refused, f.false_answers, f.related, f.related_no_answer) == (
+        1,
+        1,
+        1,
+        0,
+        0,
+    )
+
+
 def test_the_extractive_answer_is_checked_for_the_answers_text(engine: Engine) -> None:
     text = "Výdejní sklad v Třebíči otevírá v 7 hodin. V pátek zavírá v poledne."
     gold = [replace(cand(1, "a", vec=1, dist=0.1), text=text)]
@@ -380,7 +459,10 @@ def test_sweep_counts_agree_with_judging_each_setting_through_the_engine(engine:
     assert len(extra) == 1
 
 
-def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(engine: Engine) -> None:
+def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(
+    filter_engine: Engine,
+) -> None:
+    engine = filter_engine
     cases, rs = random_set(11, texts=True)
     grid = Grid(
         vector_max_distance=(0.0, 0.15, 0.3),
@@ -696,7 +778,15 @@ def test_eval_reports_every_figure(settings: Settings, small_set: tuple[Path, Pa
     assert len(data["failures"]) == 6 - p["recalled"] + p["false_answers"]
     code, text, _ = run(settings, "eval", "--set", str(cases), "--corpus", str(corpus))
     assert code == 0
-    for needle in ("hit@1", "answer recall", "false answers", "false refusals", "failed cases"):
+    assert {"related", "related_no_answer"} <= set(p)
+    for needle in (
+        "hit@1",
+        "answer recall",
+        "false answers",
+        "false refusals",
+        "related",
+        "failed cases",
+    ):
         assert needle in text
 
 

@@ -7,6 +7,11 @@ LLM, whole or streamed. The HTTP layer only puts the answer into its shapes.
 question's language, and no LLM call. ``not_found_by`` says who decided: ``filter`` (no candidate
 had evidence; the LLM was not called) or ``llm`` (sources spoke of the topic, and the model found
 no answer in them).
+
+Between the two, status ``related`` (rag.answer.related, ``RAG_RELATED_ANSWERS``): no candidate
+passed, but the filter could not decide. The answer says that there is no direct answer and
+lists the nearest sources; a chat model, when configured, is asked to answer only what they say,
+and its answer keeps the status, so that clients show it as uncertain.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import psycopg
 
 from rag.answer.followup import standalone_question
 from rag.answer.llm import AbstentionGate
+from rag.answer.related import related_hits, related_sources, related_text
 from rag.answer.source import Source
 from rag.db import Database
 from rag.embedders import Embedder
@@ -54,12 +60,25 @@ class AnswerWriter(Protocol):
 
     model: str  # the name /v1/stats reports
 
+    # related: the sources are only near the question (rag/answer/prompts/related.txt)
     def answer(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> str: ...
 
     def answer_stream(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> Iterator[str]: ...
 
     def complete(self, messages: list[dict[str, str]], **kwargs: Any) -> str: ...
@@ -88,6 +107,11 @@ class Hit:
         if self.rerank_score is not None:
             out["rerank_score"] = round(self.rerank_score, 6)
         return out
+
+    def source(self) -> Source:
+        """The hit as an answer's source, with its evidence."""
+        c = self.candidate
+        return Source(c.source_id, c.document_id, c.chunk_id, c.title, c.text, self.evidence)
 
     def as_dict(self) -> dict[str, Any]:
         c = self.candidate
@@ -138,7 +162,7 @@ class SearchResult:
 
 @dataclass
 class Answer:
-    status: str  # "answered" | "not_found"
+    status: str  # "answered" | "related" | "not_found"
     answer: str
     lang: str
     sources: list[Source]
@@ -149,6 +173,9 @@ class Answer:
     not_found_by: str | None = None  # "filter" | "llm" when status is "not_found"
     # the question the sources were searched for (a follow-up rewritten); the HTTP shapes show it
     question: str = ""
+    # the text states what the sources say (an excerpt, the model's answer); false when it only
+    # says that there is none, or lists the related sources
+    asserted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -157,6 +184,7 @@ class Answer:
             "answer": self.answer,
             "lang": self.lang,
             "extractive": self.extractive,
+            "asserted": self.asserted,
             "citations": self.citations,
             "sources": [s.as_dict() for s in self.sources],
             "llm_called": self.llm_called,
@@ -508,39 +536,47 @@ class Engine:
     ) -> Iterator[AnswerEvent]:
         """The sources first, then the answer in pieces, then the complete :class:`Answer`.
 
-        Without sources the filter admits, the answer is not_found and the chat model is never
-        called; without a chat model (or ``use_llm``) it is the extractive answer. ``stream``
-        asks the model for its answer piece by piece rather than whole.
+        Without sources the filter admits, the answer is not_found (or related) and the chat
+        model is never called for not_found; without a chat model (or ``use_llm``) it is the
+        extractive answer, or the related list. ``stream`` asks the model for its answer piece by
+        piece rather than whole.
         """
         base = self._without_llm(result)
         yield "sources", base
-        if base.status != "answered" or self.llm is None or not use_llm:
+        if base.status == "not_found" or self.llm is None or not use_llm:
             yield "delta", base.answer
             yield "answer", base
             return
         yield from self._written(base, history or [], stream=stream)
 
     def _without_llm(self, result: SearchResult) -> Answer:
-        """not_found by the filter, or the extractive answer from the admitted sources."""
+        """not_found by the filter, the related list, or the extractive answer from the admitted
+        sources."""
         lang = answer_language(result.lang)
         passed = [h for h in result.hits if h.judgement.passed][:MAX_SOURCES]
         degraded = list(result.degraded)
         if not passed:
+            near = related_hits(result) if self.settings.related_answers else []
+            if near:
+                sources = related_sources(near)
+                text = related_text(lang, sources)
+                return Answer(
+                    "related", text, lang, sources, False, False, degraded, question=result.question
+                )
             return not_found(lang, degraded, by="filter", question=result.question)
-        sources = [
-            Source(
-                h.candidate.source_id,
-                h.candidate.document_id,
-                h.candidate.chunk_id,
-                h.candidate.title,
-                h.candidate.text,
-                h.evidence,
-            )
-            for h in passed
-        ]
+        sources = [h.source() for h in passed]
         text = f"{EXTRACTIVE_LABEL[lang]} [1]: {excerpt(result, sources[0])} [1]"
         return Answer(
-            "answered", text, lang, sources, False, True, degraded, [1], question=result.question
+            "answered",
+            text,
+            lang,
+            sources,
+            False,
+            True,
+            degraded,
+            [1],
+            question=result.question,
+            asserted=True,
         )
 
     def _written(
@@ -548,21 +584,24 @@ class Engine:
     ) -> Iterator[AnswerEvent]:
         """The chat model's answer from ``base``'s sources: the one place an LLM answer is built.
 
-        The abstention marker is held back and makes the answer not_found (by "llm"). A model
-        that fails before or during its answer, or writes nothing, leaves the extractive
-        ``base`` with a ``degraded`` entry (its message on one line); text already passed on is
-        followed by the extractive answer after a blank line.
+        The abstention marker is held back and makes the answer not_found (by "llm"); a related
+        answer stays related with its list (the model is told that its sources may not answer,
+        rag/answer/prompts/related.txt). A model that fails before or during its answer, or
+        writes nothing, leaves ``base`` (extractive, or the related list) with a ``degraded``
+        entry (its message on one line); text already passed on is followed by ``base``'s text
+        after a blank line. The model's answer keeps ``base``'s status.
         """
         assert self.llm is not None
         q, sources, lang = base.question, base.sources, base.lang
+        related = base.status == "related"
         pieces: list[str] = []
         shown = False
         gate = AbstentionGate()  # the abstention marker is never passed on as answer text
         try:
             if stream:
-                replies = self.llm.answer_stream(q, sources, lang, history)
+                replies = self.llm.answer_stream(q, sources, lang, history, related=related)
             else:
-                replies = iter([self.llm.answer(q, sources, lang, history)])
+                replies = iter([self.llm.answer(q, sources, lang, history, related=related)])
             for piece in replies:
                 pieces.append(piece)
                 if passed := gate.feed(piece):
@@ -584,7 +623,10 @@ class Engine:
             yield "answer", final
             return
         if gate.abstained:
-            final = not_found(lang, list(base.degraded), by="llm", question=q)
+            if related:
+                final = replace(base, llm_called=True)
+            else:
+                final = not_found(lang, list(base.degraded), by="llm", question=q)
             yield "delta", final.answer
             yield "answer", final
             return
@@ -592,7 +634,7 @@ class Engine:
         yield (
             "answer",
             Answer(
-                "answered",
+                base.status,
                 text,
                 lang,
                 sources,
@@ -602,6 +644,7 @@ class Engine:
                 citations,
                 None,
                 q,
+                True,
             ),
         )
 

@@ -6,6 +6,8 @@ rules come first and say that nothing inside a source can change them.
 The relevance filter admits sources that speak of a question's topic; whether they hold the answer
 is the model's call. A model that finds no answer replies with :data:`ABSTAIN`, and the answer
 becomes ``not_found`` like the filter's own, instead of a sentence saying so inside an "answer".
+Sources of a ``related`` answer (rag.answer.related) passed no judgement: their own rules
+(prompts/related.txt) tell the model so, and its :data:`ABSTAIN` leaves the related list.
 """
 
 from __future__ import annotations
@@ -43,10 +45,19 @@ def quote_sources(sources: list[Source]) -> str:
 
 
 def build_messages(
-    question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+    question: str,
+    sources: list[Source],
+    lang: str,
+    history: list[dict[str, str]],
+    *,
+    related: bool = False,
 ) -> list[dict[str, str]]:
-    """System rules, earlier turns, then the sources and the question."""
-    system = _prompt("system").format(
+    """System rules, earlier turns, then the sources and the question.
+
+    ``related``: no source passed the judgement and these are only near the question
+    (rag.answer.related); the rules say that they may not answer it.
+    """
+    system = _prompt("related" if related else "system").format(
         lang_name=LANG_NAMES.get(lang, "the question's language"), abstain=ABSTAIN
     )
     messages = [{"role": "system", "content": system}]
@@ -129,15 +140,27 @@ class ChatLLM:
             raise LLMError(f"chat endpoint streamed an unusable response: {e}") from e
 
     def answer(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> str:
-        return self.complete(build_messages(question, sources, lang, history))
+        return self.complete(build_messages(question, sources, lang, history, related=related))
 
     def answer_stream(
-        self, question: str, sources: list[Source], lang: str, history: list[dict[str, str]]
+        self,
+        question: str,
+        sources: list[Source],
+        lang: str,
+        history: list[dict[str, str]],
+        *,
+        related: bool = False,
     ) -> Iterator[str]:
         """The answer of :meth:`answer`, streamed; the caller checks that it is not empty."""
-        return self.stream(build_messages(question, sources, lang, history))
+        return self.stream(build_messages(question, sources, lang, history, related=related))
 
 
 def _probe(text: str) -> str:

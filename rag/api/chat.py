@@ -7,7 +7,8 @@ the HTTP shapes.
 
 ``/v1/ask`` with ``stream: true`` sends these SSE events:
 
-- ``sources``: ``{"status", "lang", "question", "sources"}``, before any answer text;
+- ``sources``: ``{"status", "lang", "question", "sources"}``, before any answer text (``status``
+  is ``answered``, ``related`` or ``not_found``, as in the final answer);
 - ``delta``: ``{"text"}``, pieces of the answer as a person would read it;
 - ``answer``: the complete answer (the ``rag ask --json`` shape). It is authoritative: if the chat
   model fails mid-answer, the deltas end with the extractive fallback and ``answer`` holds only it;
@@ -16,7 +17,9 @@ the HTTP shapes.
 ``/v1/chat/completions`` answers in the OpenAI format (``chat.completion`` or a stream of
 ``chat.completion.chunk`` ending with ``[DONE]``). The content is the answer followed by a list of
 the cited sources; the non-standard field ``rag`` carries the sources with their evidence (on the
-first and the last chunk when streaming).
+first and the last chunk when streaming). A ``related`` answer's content is the sentence that there
+is no direct answer and the list of the nearest sources, after the chat model's answer from them
+when there is one; ``rag.status`` is ``related``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from litestar import Request, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
@@ -40,6 +44,7 @@ from litestar.response.sse import ServerSentEventMessage
 from rag import metrics
 from rag.answer.engine import Answer, AnswerEvent
 from rag.answer.followup import useful_history
+from rag.answer.related import related_text
 from rag.api.auth import Caller
 from rag.api.problems import (
     ANSWER_ERRORS,
@@ -48,7 +53,7 @@ from rag.api.problems import (
     problem_responses,
     problem_type,
 )
-from rag.api.schemas import AskIn, ChatIn, ChatMessage
+from rag.api.schemas import AnswerOut, AskIn, ChatIn, ChatMessage
 from rag.api.services import Services
 from rag.errors import InputError, QuestionError, one_line
 from rag.language.phrases import SOURCES_LABEL
@@ -187,7 +192,14 @@ def ask_events(events: Iterator[AnswerEvent]) -> Iterator[ServerSentEventMessage
     "/ask",
     status_code=200,
     sync_to_thread=True,
-    responses=problem_responses(*ANSWER_ERRORS),
+    responses={
+        200: ResponseSpec(
+            data_container=AnswerOut,
+            description="The answer (`status`: answered, related or not_found)",
+            generate_examples=False,
+        ),
+        **problem_responses(*ANSWER_ERRORS),
+    },
     operation_class=StreamingOperation,
 )
 def ask(
@@ -254,6 +266,12 @@ def content_with_sources(answer: Answer) -> str:
 
 
 def sources_footer(answer: Answer) -> str:
+    """The cited sources under their heading. A chat model's related answer is followed by the
+    related answer's own text (no direct answer, the sources listed), so that a client showing
+    only the content sees that it is uncertain; without the model's text, that text is the
+    answer and nothing follows it."""
+    if answer.status == "related":
+        return "\n\n" + related_text(answer.lang, answer.sources) if answer.asserted else ""
     if answer.status != "answered" or not answer.sources:
         return ""
     numbers = answer.citations or list(range(1, len(answer.sources) + 1))

@@ -1,4 +1,5 @@
-"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI.
+"""Request bodies of the HTTP API as msgspec Structs: validated on decode, shown in OpenAPI; and
+the answer's shape, shown in OpenAPI.
 
 ``filter`` (search, ask, chat) narrows retrieval to documents by metadata:
 ``{"source_prefix", "metadata", "date_from", "date_to", "lang"}``, checked by
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
+
+from rag.answer.source import Source
 
 Question = Annotated[str, Meta(min_length=1, description="Not blank; see RAG_MAX_QUESTION_CHARS")]
 
@@ -64,3 +67,33 @@ class ChatIn(Struct):
     stream: bool = False
     # not OpenAI's: clients that do not know it never send it
     filter: dict[str, Any] | None = None
+
+
+# What an answer is (rag.answer.engine.Answer): an answer from sources that passed the judgement;
+# no direct answer, with the nearest sources listed as possibly related (rag.answer.related); or
+# not in the knowledge base.
+AnswerStatus = Literal["answered", "related", "not_found"]
+
+
+class AnswerOut(Struct):
+    """The answer of ``POST /v1/ask`` (``rag ask --json`` and the searched question), also the
+    ``answer`` event of a stream and the ``rag`` field of a chat completion.
+
+    ``related``: no direct answer; ``answer`` says so and lists the sources (``asserted``
+    false), or is the chat model's answer from them alone (``asserted`` true), to be shown as
+    uncertain.
+    """
+
+    status: AnswerStatus
+    not_found_by: Literal["filter", "llm"] | None
+    answer: str
+    lang: str
+    extractive: bool
+    # the text states what the sources say; false for not_found and a related list
+    asserted: bool
+    citations: list[int]
+    # with its evidence: what admitted it (``"related": true`` when it is only near the question)
+    sources: list[Source]
+    llm_called: bool
+    degraded: list[dict[str, str]]
+    question: str

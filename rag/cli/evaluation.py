@@ -215,6 +215,11 @@ def num(value: float | None) -> str:
     return "  n/a" if value is None else f"{value:.3f}"
 
 
+def related(figures: dict[str, Any]) -> str:
+    """A group's related answers: of its answerable cases + of its not_found cases."""
+    return f"{figures['related']:>3}+{figures['related_no_answer']:<3}"
+
+
 def print_report(report: Any, owner: str, profile: Path | None, show: int) -> None:
     """The human-readable ``rag eval`` output."""
     from rag.eval.metrics import retrieval_metrics
@@ -234,6 +239,10 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
     click.echo(f"  answer recall   {rate(f.answer_recall, f.recalled, f.answerable)}")
     click.echo(f"  false answers   {rate(f.false_answer_rate, f.false_answers, f.no_answer)}")
     click.echo(f"  false refusals  {rate(f.false_refusal_rate, f.refused, f.answerable)}")
+    click.echo(
+        f"  related         {f.related}/{f.answerable} answerable, "
+        f"{f.related_no_answer}/{f.no_answer} not_found (no direct answer, sources listed)"
+    )
     held = report.extractive()
     if held is not None:
         click.echo(
@@ -244,20 +253,22 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
         )
     tags = report.by_tag()
     if tags:
-        click.echo("\nper tag            cases  recall  false-ans  hybrid hit@5")
+        click.echo("\nper tag            cases  recall  false-ans  related  hybrid hit@5")
         for tag, t in tags.items():
             click.echo(
                 f"  {tag:<17} {t['cases']:>5}  {num(t['answer_recall'])}   "
-                f"{num(t['false_answer_rate'])}      {num(t['hybrid_hit@5'])}"
+                f"{num(t['false_answer_rate'])}      {related(t)}  {num(t['hybrid_hit@5'])}"
             )
     langs = report.by_lang()
     if len(langs) > 1 or any(t["thresholds"] != ["same"] for t in langs.values()):
-        click.echo("\nper language      cases  recall  false-ans  hybrid hit@5  thresholds")
+        click.echo(
+            "\nper language      cases  recall  false-ans  related  hybrid hit@5  thresholds"
+        )
         for lang, t in langs.items():
             click.echo(
                 f"  {lang:<15} {t['cases']:>5}  {num(t['answer_recall'])}   "
-                f"{num(t['false_answer_rate'])}      {num(t['hybrid_hit@5'])}         "
-                + ", ".join(t["thresholds"])
+                f"{num(t['false_answer_rate'])}      {related(t)}  {num(t['hybrid_hit@5'])}"
+                "         " + ", ".join(t["thresholds"])
             )
     failures = report.failures
     click.echo(f"\nfailed cases: {len(failures)}")
@@ -277,11 +288,17 @@ def print_failure(r: Any) -> None:
         dist = "-" if e["distance"] is None else f"{e['distance']:.4f}"
         margin = "-" if e["margin"] is None else f"{e['margin']:.4f}"
         pull = "" if e.get("pull") is None else f" pull {e['pull']:+.4f}"
+        # admitted by a rule, refused by the answerability check named
+        refused = (
+            f", refused: {e['refused_by']}"
+            if e["rule"] and not e["passed"] and e["refused_by"]
+            else ""
+        )
         click.echo(
             f"      #{e['position']} {e['source_id']} fts {e['fts_rank'] or '-'} vec "
             f"{e['vector_rank'] or '-'} dist {dist} margin {margin} cover "
             f"{e['coverage']:.2f} support {e['support']:.2f}{pull} "
-            f"[{e['rule'] or 'no evidence'}] {' '.join(e['words'])}"
+            f"[{e['rule'] or 'no evidence'}{refused}] {' '.join(e['words'])}"
         )
 
 

@@ -234,9 +234,14 @@ def ask(app: App, question: str, owner: str, as_json: bool, **narrow: Any) -> No
         return
     for d in answer.degraded:
         click.echo(f"degraded: {d['component']} ({d['reason']}): {d['message']}", err=True)
+    if answer.status == "related":
+        click.echo("related: no direct answer; the sources are only near the question", err=True)
     click.echo(answer.answer)
     for i, s in enumerate(answer.sources, 1):
-        click.echo(f"[{i}] {s.source_id} ({s.evidence['rule']})", err=False)
+        # a related source: the rule that admitted it, and the check that refused it
+        refused = (s.evidence.get("answerability") or {}).get("reason")
+        why = f"{s.evidence['rule']}, refused: {refused}" if s.evidence.get("related") else None
+        click.echo(f"[{i}] {s.source_id} ({why or s.evidence['rule']})", err=False)
     if answer.status == "not_found":
         sys.exit(0)
 

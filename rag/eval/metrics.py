@@ -8,6 +8,11 @@ lists inside the hybrid retrieval (each keeps its own rank there). The full pipe
 recall is the share of answerable cases with a gold source among the answer's sources, the
 false-answer rate the share of not_found cases that got any source, the false-refusal rate the
 share of answerable cases answered not_found.
+
+A ``related`` answer (no direct answer, the nearest sources listed: rag.answer.related) is its own
+outcome, counted apart for answerable and for not_found cases: it is neither an answer for the
+false-answer rate nor a recall hit, nor a false refusal. Its sources passed no judgement, so
+the figures above mean what they meant before it existed.
 """
 
 from __future__ import annotations
@@ -52,9 +57,10 @@ class CaseResult:
 
     case: Case
     ranks: dict[str, int | None]
-    status: str  # "answered" | "not_found"
-    sources: list[str]  # the answer's source_ids, in order
-    outcome: str  # recalled | wrong_sources | refused | refused_correctly | false_answer
+    status: str  # "answered" | "related" | "not_found"
+    sources: list[str]  # the answer's source_ids, in order (a related answer's listed ones)
+    # recalled | wrong_sources | refused | refused_correctly | false_answer | related
+    outcome: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
     lang: str = ""  # the question's detected language
     relation: str = "same"  # its language relation to the corpus (rag.search.relations)
@@ -64,6 +70,10 @@ class CaseResult:
 
     @property
     def ok(self) -> bool:
+        """Recalled, refused correctly, or a not_found case with only related sources listed
+        (nothing answered); a related answer to an answerable case did not recall it."""
+        if self.outcome == "related":
+            return not self.case.answerable
         return self.outcome in ("recalled", "refused_correctly")
 
     def as_dict(self) -> dict[str, Any]:
@@ -127,7 +137,14 @@ def evaluate_case(
     sources = list(dict.fromkeys(s.source_id for s in answer.sources))
     ranks = {m: gold_rank(ranking(r, m), case.expect) if case.answerable else None for m in MODES}
     gold = set(case.expect)
-    if not case.answerable:
+    if answer.status == "related":
+        outcome = "related"
+        listed = {src.chunk_id for src in answer.sources}
+        first_gold = [(i, h) for i, h in enumerate(hits, 1) if h.candidate.source_id in gold][:1]
+        shown = first_gold + [
+            (i, h) for i, h in enumerate(hits, 1) if h.candidate.chunk_id in listed
+        ]
+    elif not case.answerable:
         outcome = "false_answer" if sources else "refused_correctly"
         shown = [(i, h) for i, h in enumerate(hits, 1) if h.judgement.passed][:3]
     else:
@@ -173,6 +190,9 @@ class Figures:
     recalled: int = 0
     refused: int = 0
     false_answers: int = 0
+    # related answers (rag.answer.related): of answerable cases, of not_found cases
+    related: int = 0
+    related_no_answer: int = 0
 
     @property
     def answer_recall(self) -> float | None:
@@ -190,12 +210,15 @@ class Figures:
     def of(cls, results: Sequence[CaseResult]) -> Figures:
         outcomes = [r.outcome for r in results]
         answerable = sum(r.case.answerable for r in results)
+        related = sum(r.outcome == "related" and r.case.answerable for r in results)
         return cls(
             answerable,
             len(results) - answerable,
             outcomes.count("recalled"),
             outcomes.count("refused"),
             outcomes.count("false_answer"),
+            related,
+            outcomes.count("related") - related,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -205,6 +228,8 @@ class Figures:
             "recalled": self.recalled,
             "refused": self.refused,
             "false_answers": self.false_answers,
+            "related": self.related,
+            "related_no_answer": self.related_no_answer,
             "answer_recall": self.answer_recall,
             "false_answer_rate": self.false_answer_rate,
             "false_refusal_rate": self.false_refusal_rate,
@@ -290,6 +315,8 @@ class Report:
             "langs": self.by_lang(),
             **({} if (held := self.extractive()) is None else {"extractive": held}),
             "failures": [r.as_dict() for r in self.failures],
+            # every case answered related, with its listed sources (a not_found one is no failure)
+            "related": [r.as_dict() for r in self.results if r.outcome == "related"],
         }
 
 

@@ -1,6 +1,7 @@
 // Rendering for the chat page (loaded before app.js): DOM helpers, and an answer with its sources
-// and their evidence, or the not-found state. Every piece of text from the server or a document
-// goes into the page as a text node, never as markup, so a document cannot inject anything.
+// and their evidence, the possibly related sources, or the not-found state. Every piece of text
+// from the server or a document goes into the page as a text node, never as markup, so a document
+// cannot inject anything.
 "use strict";
 
 const RULES = {
@@ -16,6 +17,11 @@ const ANSWER_TYPES = {
   number: "číslo", amount: "částka", date: "datum nebo čas", time: "čas", duration: "doba",
   person: "osoba nebo útvar", place: "místo", name: "jméno",
 };
+// Why a related source is not an answer (the answerability check that refused it).
+const REFUSED = {
+  focus: "v úryvku chybí slova, na která se otázka ptá",
+  type: "v úryvku není, na co se otázka ptá (číslo, datum, osoba …)",
+};
 const MATCHED_BY = { lemma: "základní tvar", stem: "kmen", prefix: "začátek slova" };
 const DEGRADED = {
   vector: "Hledání podle významu nebylo k dispozici, odpověď stojí jen na shodě slov.",
@@ -24,6 +30,8 @@ const DEGRADED = {
   followup: "Doplňující otázku se nepodařilo přeformulovat jazykovým modelem.",
   "embedding-queue": "Některé nalezené úseky ještě nemají vektor (indexují se), posoudila je jen shoda slov.",
 };
+
+const DEGRADED_RELATED_LLM = "Jazykový model neodpověděl, zobrazuji jen možná související zdroje.";
 
 // --- small DOM helpers ---------------------------------------------------------------------------
 
@@ -55,8 +63,15 @@ function ruleText(rule) {
 }
 
 function evidenceList(ev) {
-  const items = [el("li", {}, el("span", { class: "ev-label" }, "Přijat díky: "),
+  // a related source: a rule found it near the question, a check of the passage refused it
+  const refused = ev.related && ev.answerability ? REFUSED[ev.answerability.reason] : null;
+  const label = ev.related ? "Blízko otázce díky: " : "Přijat díky: ";
+  const items = [el("li", {}, el("span", { class: "ev-label" }, label),
     el("strong", { class: "rule", "data-rule": ev.rule || "" }, ruleText(ev.rule)))];
+  if (refused) {
+    items.push(el("li", { class: "refused" },
+      el("span", { class: "ev-label" }, "Neodpovídá přímo: "), refused));
+  }
   if (ev.distance !== null && ev.distance !== undefined) {
     const margin = ev.margin ? ` (o ${number(ev.margin, 3)} dál než nejbližší)` : "";
     items.push(el("li", {}, el("span", { class: "ev-label" }, "Vzdálenost: "),
@@ -131,6 +146,10 @@ function sourceList(sources, citations) {
   }));
 }
 
+function relatedSources(sources) {
+  return [el("h3", { class: "sources-title" }, "Možná souvisí"), sourceList(sources, [])];
+}
+
 function notFoundBox(sentence, decidedBy) {
   // decidedBy "llm": documents on the topic were found, but the model found no answer in them
   const why = decidedBy === "llm"
@@ -145,10 +164,29 @@ function notFoundBox(sentence, decidedBy) {
     sentence ? el("p", { class: "service-sentence" }, "Odpověď služby: ", el("q", {}, sentence)) : null);
 }
 
-function degradedNotes(degraded) {
+// A related answer: no passage answers the question directly, and the nearest sources are
+// listed as possibly related. Nothing in it looks like an answer, unless a chat model answered from
+// those sources alone (`asserted`), and then its text is marked as uncertain.
+function relatedBox(answer) {
+  const written = answer && answer.asserted
+    ? el("div", { class: "related-answer" },
+      el("p", { class: "badge uncertain" }, "Nejistá odpověď jazykového modelu z těchto zdrojů"),
+      el("p", { class: "answer-text" }, answer.answer))
+    : null;
+  return el("div", { class: "related", role: "note" },
+    el("p", { class: "related-title" }, "Přímá odpověď nenalezena"),
+    el("p", {}, "Žádný úryvek na otázku přímo neodpovídá. Níže jsou nejbližší zdroje; "
+      + "odpověď v nich může být řečena jinými slovy, nebo v nich není."),
+    written);
+}
+
+function degradedNotes(degraded, related) {
   if (!degraded || !degraded.length) return null;
+  // a related answer has no excerpt to fall back on: only its sources are shown
+  const note = (d) => (related && d.component === "llm"
+    ? DEGRADED_RELATED_LLM : DEGRADED[d.component]);
   return el("ul", { class: "degraded", "aria-label": "Omezení" }, degraded.map((d) =>
-    el("li", {}, DEGRADED[d.component] || `${d.component}: ${d.message || d.reason}`)));
+    el("li", {}, note(d) || `${d.component}: ${d.message || d.reason}`)));
 }
 
 // One question and its reply in the conversation.
@@ -181,6 +219,12 @@ class Turn {
       this.reply.append(notFoundBox(null));
       return;
     }
+    if (view.status === "related") {
+      // the answer event says whether a chat model wrote anything from these sources
+      this.setStatus("related");
+      this.reply.append(relatedBox(null), ...relatedSources(view.sources));
+      return;
+    }
     this.setStatus("streaming");
     this.text = el("p", { class: "answer-text" });
     this.reply.append(
@@ -190,7 +234,8 @@ class Turn {
   }
 
   onDelta(piece) {
-    if (this.status !== "streaming") return; // not_found: the fixed sentence comes with `answer`
+    // not_found, related: the fixed sentence (or the model's uncertain text) comes with `answer`
+    if (this.status !== "streaming") return;
     this.text.append(document.createTextNode(piece));
     this.scroll();
   }
@@ -202,6 +247,13 @@ class Turn {
       this.setStatus("not_found");
       this.reply.append(notFoundBox(answer.answer, answer.not_found_by),
         degradedNotes(answer.degraded) || "");
+      return;
+    }
+    if (answer.status === "related") {
+      this.setStatus("related");
+      this.reply.append(relatedBox(answer), degradedNotes(answer.degraded, true) || "",
+        ...relatedSources(answer.sources));
+      this.scroll();
       return;
     }
     this.setStatus("answered");
