@@ -5,6 +5,7 @@ not change with them."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import psycopg
@@ -230,3 +231,21 @@ def test_prepare_analyses_only_when_asked(settings: Settings) -> None:
     stored = prepare(d, settings.replace(analyze_at_ingest=True)).chunks[0].analysis
     assert stored is not None
     assert decode_sentences(json.loads(stored)) == sentences(normalize(TEXTS[0]), "cs")
+
+
+def test_the_service_worker_empties_the_queue_in_the_background(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    Ingestor(db, settings, None, owner).add_all(docs_of(*TEXTS))
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+    worker = analysis_queue.AnalysisWorker(db, batch=2, idle_poll=0.05)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while analysis_queue.waiting(db, oid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+    assert analysis_queue.waiting(db, oid) == 0
+    assert worker.analysed >= len(TEXTS)

@@ -191,8 +191,7 @@ class AnalysisWorker:
             self._thread.join(timeout)
 
     def _run(self) -> None:
-        if self.nice:
-            lower_thread_priority(self.nice)
+        lower_thread_priority(self.nice)  # a no-op at 0 and off Linux
         try:
             while not self._stop.is_set():
                 try:
