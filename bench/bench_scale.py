@@ -8,7 +8,12 @@ with `Ingestor` (a later run with the same N reuses it), then asks the ctkfacts 
 prints, in one run, so that the ratios hold on a noisy machine:
 
 - ingest time and chunks/s (with --index-after: the HNSW index built after the load, timed apart);
-- hybrid, full-text-only and vector-only p50/p95 through `Engine.search` (question vectors given);
+- hybrid and full-text-only p50/p95 through `Engine.search` (question vectors given) cold, in a
+  fresh process where every candidate is seen for the first time (the per-process sentence
+  cache emptied before each search), and warm, in this process after one pass over the claims;
+  vector-only;
+- after a load by a version of rag that stores sentence analyses (migration 009), the time to
+  store them (what `rag serve`'s analysis worker does), in --workers processes;
 - full text with exact BM25 over every matching chunk (fts_rescore 0), and how often the bounded
   full-text list agrees with it (top-1, top-10 overlap);
 - the bare probes: HNSW top-10 at ef_search 40 (the baseline of the ratios) and at the service's
@@ -32,12 +37,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import random
 import re
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -294,6 +302,82 @@ def vec_text(v: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in v) + "]"
 
 
+def store_analyses(db: Database, owner_id: int, workers: int) -> None:
+    """Store the sentence analyses of chunks that lack one of this code's version (what the
+    analysis worker of `rag serve` does), in ``workers`` processes; a tree without stored
+    analyses (an older version of rag) has nothing to do."""
+    try:
+        from rag.ingest.analysis_queue import waiting
+    except ImportError:
+        return
+    queued = waiting(db, owner_id)
+    if not queued:
+        return
+    started = time.perf_counter()
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=spawn) as pool:
+        done = sum(pool.map(_drain_analyses, [owner_id] * max(1, workers)))
+    took = time.perf_counter() - started
+    print(
+        f"sentence analyses stored: {done} in {took:.0f} s ({done / max(took, 1e-9):.0f} chunks/s)"
+    )
+
+
+def _drain_analyses(owner_id: int) -> int:
+    from rag.ingest.analysis_queue import drain
+
+    db = Database(Settings.from_env(embedder="fake", embed_dim=DIM))
+    try:
+        return drain(db, owner_id, batch=200).analysed
+    finally:
+        db.close()
+
+
+def claims_of(args: argparse.Namespace) -> list[str]:
+    claims = []
+    with (args.eval / "ctkfacts" / "questions_dev.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            claims.append(json.loads(line)["question"])
+    return claims[: args.questions]
+
+
+def cold(args: argparse.Namespace, mode: str) -> list[float]:
+    """Each claim's ``mode`` search timed in a fresh process (:func:`cold_child`)."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--chunks", str(args.chunks)]
+    argv += ["--questions", str(args.questions), "--eval", str(args.eval), "--cold-child", mode]
+    argv += ["--vectors", args.vectors]
+    out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    return [float(x) for x in json.loads(out.strip().splitlines()[-1])]
+
+
+def cold_child(args: argparse.Namespace) -> None:
+    """A fresh process: every claim searched once, each candidate seen for the first time (the
+    per-process sentence cache emptied before each search); the times printed as JSON. The
+    lemma dictionary is loaded first, as `rag serve` does at start."""
+    from rag.language.lemmas import load_dictionaries
+
+    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
+    embedder = (
+        SentenceSumEmbedder(settings) if args.vectors == "sentences" else WordSumEmbedder(DIM)
+    )
+    db = Database(settings)
+    with db.connection() as conn:
+        oid = find_owner(conn, f"scale-{args.chunks}")
+        conn.commit()
+    load_dictionaries(["cs"])
+    claims = claims_of(args)
+    qvecs = embedder.embed(claims, kind="query")
+    engine = Engine(db, settings, embedder, params=FilterParams.from_settings(settings))  # type: ignore[arg-type]
+    ms = []
+    for q, v in zip(claims, qvecs, strict=True):
+        sentence_analyses.cache_clear()
+        t = time.perf_counter()
+        engine.search(oid, q, mode=args.cold_child, vector=v)  # type: ignore[arg-type]
+        ms.append((time.perf_counter() - t) * 1000)
+    db.close()
+    print(json.dumps(ms))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chunks", type=int, required=True)
@@ -348,7 +432,11 @@ def main() -> None:
         default="hybrid,fts,vector",
         help="what to measure; without vector the HNSW index need not exist (fts only)",
     )
+    ap.add_argument("--cold-child", default="", help=argparse.SUPPRESS)  # a mode: see cold()
     args = ap.parse_args()
+    if args.cold_child:
+        cold_child(args)
+        return
 
     # two connections from the start: a hybrid search runs its vector list on the idle one
     settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
@@ -450,6 +538,7 @@ def main() -> None:
         conn.commit()
     assert oid is not None
     print(f"owner chunks: {n_chunks}")
+    store_analyses(db, oid, args.workers)
     if args.vectors == "words":
         embedder = WordSumEmbedder(DIM)  # type: ignore[assignment]
         revector(db, embedder, oid)  # type: ignore[arg-type]
@@ -457,11 +546,7 @@ def main() -> None:
         db.close()
         return
 
-    claims = []
-    with (args.eval / "ctkfacts" / "questions_dev.jsonl").open(encoding="utf-8") as f:
-        for line in f:
-            claims.append(json.loads(line)["question"])
-    claims = claims[: args.questions]
+    claims = claims_of(args)
     qvecs = embedder.embed(claims, kind="query")
     params = FilterParams.from_settings(settings)
     engine = Engine(db, settings, embedder, params=params)  # type: ignore[arg-type]
@@ -488,20 +573,21 @@ def main() -> None:
     # exact references scan the whole owner per question: a sample of the questions
     n_exact = min(len(claims), args.exact_questions)
     timings: dict[str, list[float]] = {}
+    # cold: a fresh process that has judged nothing (every new worker, restart and scale-out),
+    # each candidate seen for the first time; warm: this process, after one pass over the claims
+    hybrid = {"hybrid", "vector"} <= modes
+    for mode in ("hybrid", "fts") if hybrid else ("fts",):
+        timings[f"{mode} cold (fresh process)"] = cold(args, mode)
     run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
-    if {"hybrid", "vector"} <= modes:
-        # every candidate's sentences analysed afresh, as a large corpus's mostly are in service
-        # (the per-process cache holds 8,192 chunks), then again with the cache holding them all
-        sentence_analyses.cache_clear()
+    if hybrid:
         windows.update({"candidates": 0, "looked for": 0})
-        timings["hybrid"], _ = run(engine, "hybrid")
+        timings["hybrid warm"], _ = run(engine, "hybrid")
         print(
             f"hybrid: {windows['candidates'] / len(claims):.1f} candidates per search, the evidence "
             f"window looked for in {windows['looked for'] / len(claims):.1f} (no rule could admit "
             "the rest by their whole chunk)"
         )
-        timings["hybrid, candidates' sentences cached"], _ = run(engine, "hybrid")
-    timings["fts"], fts_lists = run(engine, "fts")
+    timings["fts warm"], fts_lists = run(engine, "fts")
     if "vector" in modes:
         timings["vector"], vec_lists = run(engine, "vector")
     # the retrieval alone (SQL and the question's keys), without judging the candidates: the

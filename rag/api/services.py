@@ -14,6 +14,7 @@ from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
 from rag.embedders import Embedder
 from rag.ingest import bulk_load
+from rag.ingest.analysis_queue import AnalysisWorker
 from rag.ingest.embed_queue import EmbedWorker, queue_depth
 from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.writer import Ingestor, IngestSummary
@@ -54,6 +55,7 @@ class Services:
         self._default_owner_id: int | None = None
         self._lock = threading.Lock()
         self.workers: list[EmbedWorker] = []
+        self.analysis_worker: AnalysisWorker | None = None
 
     def open(self, db: Database | None) -> None:
         """Connect (migrating on the way), make the vector index, pick the filter thresholds.
@@ -90,6 +92,14 @@ class Services:
             threading.Thread(
                 target=self._warm_dictionaries, name="rag-warm-dictionaries", daemon=True
             ).start()
+        if self.settings.analysis_worker:
+            # chunks ingested without their sentence analysis, or analysed by older rules
+            self.analysis_worker = AnalysisWorker(
+                self.db,
+                batch=self.settings.analysis_worker_batch,
+                nice=self.settings.embed_worker_nice,
+            )
+            self.analysis_worker.start()
         if self.embedder is None:
             self.embedder_state = "none"
         else:
@@ -146,6 +156,8 @@ class Services:
         metrics.unwatch_pool(id(self))
         for worker in self.workers:
             worker.stop()
+        if self.analysis_worker is not None:
+            self.analysis_worker.stop()
         if self.monitor is not None:
             self.monitor.stop()
             if self.db is not None:

@@ -108,10 +108,15 @@ def embed(app: App, owner: str, retry_failed: bool, as_json: bool) -> None:
 @click.command()
 @owner_option
 @click.option("--force", is_flag=True, help="Re-embed every chunk, not only missing vectors.")
+@click.option(
+    "--analyses",
+    is_flag=True,
+    help="Store the sentence analyses of chunks that lack one of this version now (what `rag serve` does in the background), instead of embedding.",
+)
 @json_option
 @pass_app
 @fails_cleanly
-def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
+def reindex(app: App, owner: str, force: bool, analyses: bool, as_json: bool) -> None:
     """Embed chunks that lack a vector of the configured model (switching models is one command)."""
     from tqdm import tqdm
 
@@ -119,6 +124,9 @@ def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
     from rag.ingest.reindex import count_pending
     from rag.ingest.reindex import reindex as run
 
+    if analyses:
+        _reanalyze(app, owner, as_json)
+        return
     if app.embedder is None:
         raise ConfigError("no embedder configured (RAG_EMBEDDER=none)")
     owner_id = app.owner_id(owner)
@@ -142,6 +150,36 @@ def reindex(app: App, owner: str, force: bool, as_json: bool) -> None:
             click.echo(f"rag: error: embedder failed: {e}", err=True)
     if summary.failed:
         sys.exit(1)
+
+
+def _reanalyze(app: App, owner: str, as_json: bool) -> None:
+    """``rag reindex --analyses``: the owner's queued sentence analyses, computed and stored."""
+    from tqdm import tqdm
+
+    from rag.ingest.analysis_queue import drain, waiting
+    from rag.search.answerability import ANALYSIS_VERSION
+
+    owner_id = app.owner_id(owner)
+    if owner_id is None:
+        raise RagError(f"owner {owner!r} has no documents")
+    total = waiting(app.db, owner_id)
+    with tqdm(total=total, unit="chunk", disable=as_json, file=sys.stderr, leave=False) as bar:
+        done = drain(
+            app.db, owner_id, batch=app.settings.analysis_worker_batch, progress=bar.update
+        )
+    if as_json:
+        echo_json(
+            {
+                "analysis_version": ANALYSIS_VERSION,
+                "analysed": done.analysed,
+                "seconds": round(done.seconds, 3),
+            }
+        )
+    else:
+        click.echo(
+            f"{done.analysed} chunks of owner {owner!r} analysed (version {ANALYSIS_VERSION},"
+            f" {done.seconds:.1f} s)"
+        )
 
 
 @click.command()

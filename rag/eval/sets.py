@@ -349,6 +349,7 @@ def corpus_owner(
     expected = len({d.source_id for d in docs})
     embedded = stats.models.get(model, 0) if model else stats.chunks
     if owner_id is not None and stats.documents == expected and embedded == stats.chunks > 0:
+        _analysed(db, settings, owner_id)
         return name, owner_id
     with tqdm(
         unit="chunk",
@@ -368,7 +369,16 @@ def corpus_owner(
         result = reindex(db, embedder, ingestor.owner_id, batch=settings.embed_batch)
         if result.failed:
             raise EmbedderError(f"could not embed the evaluation corpus: {result.errors[0]}")
+    _analysed(db, settings, ingestor.owner_id)
     return name, ingestor.owner_id
+
+
+def _analysed(db: Database, settings: Settings, owner_id: int) -> None:
+    """Store the sentence analyses the corpus lacks, as `rag serve` would in the background, so
+    that evaluation judges from what a search of a served corpus reads."""
+    from rag.ingest.analysis_queue import drain
+
+    drain(db, owner_id, batch=settings.analysis_worker_batch)
 
 
 class _Counting:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +32,8 @@ class PreparedChunk:
     token_count: int
     word_keys: str
     embedding: np.ndarray | None = None
+    # the sentence analysis judging reads (JSON), when ingestion computes it (analyze_at_ingest)
+    analysis: str | None = None
 
 
 @dataclass
@@ -64,10 +66,21 @@ def prepare(doc: LoadedDocument, settings: Settings) -> PreparedDocument:
         raise InputError(f"{doc.origin}: document has no text")
     lang = doc.lang or detect_language(text[:4000])
     prepared = PreparedDocument(doc=doc, lang=lang, content_hash=content_hash(doc, lang, settings))
+    analyse: Callable[[str, str], str] | None = None
+    if settings.analyze_at_ingest:  # imported only then: it brings the answerability stage
+        from rag.ingest.analysis_queue import analysis_json
+
+        analyse = analysis_json
     for chunk in chunk_text(text, size=settings.chunk_size, overlap=settings.chunk_overlap):
         keys = chunk_keys(chunk.text, lang)
         prepared.chunks.append(
-            PreparedChunk(chunk.ordinal, chunk.text, keys.token_count, keys.tsvector)
+            PreparedChunk(
+                chunk.ordinal,
+                chunk.text,
+                keys.token_count,
+                keys.tsvector,
+                analysis=analyse(chunk.text, lang) if analyse is not None else None,
+            )
         )
     return prepared
 

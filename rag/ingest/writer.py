@@ -34,6 +34,7 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import CorruptInput, DatabaseUnavailable, RagError
 from rag.ingest import bulk_load
+from rag.ingest.analysis_queue import store_ingested
 from rag.ingest.chunk_copy import copy_chunks
 from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.prepare import (
@@ -458,6 +459,7 @@ class Ingestor:
                 )
                 ids.update({sid: int(did) for sid, did in cur.fetchall()})
             unembedded = copy_chunks(conn, self.owner_id, fresh, ids, model)
+            store_ingested(conn, self.owner_id, fresh, ids)
         self.summary.added += len(added)
         self.summary.replaced += len(replaced)
         self.summary.unchanged += len(docs) - len(changed)

@@ -33,7 +33,7 @@ from rag.language.answer_types import (
     numeral_compound,
 )
 from rag.language.question_keys import QueryKeys
-from rag.search.answerability import sentences
+from rag.search.answerability import Sentence, sentences
 
 # A name's ending may differ by this many letters ("berlin" ~ "berlinom").
 ENDING = 3
@@ -175,11 +175,14 @@ def evidence(
     window: int,
     kind: AnswerType | None,
     asked: frozenset[str],
+    sents: tuple[Sentence, ...] | None = None,
 ) -> AnchorEvidence:
-    """The best window of up to ``window`` sentences of a chunk: most strict anchors, then most
-    anchors, then the answer type offered."""
+    """The best window of up to ``window`` sentences of a chunk (``sents``: its stored analysis,
+    or None to compute it): most strict anchors, then most anchors, then the answer type
+    offered."""
     strict = sum(a.strict for a in anchors)
-    sents = sentences(text, lang)
+    if sents is None:
+        sents = sentences(text, lang)
     per = [frozenset(i for i, a in enumerate(anchors) if held(a, s.forms, s.keys)) for s in sents]
     best: tuple[tuple[int, int, int], frozenset[int], bool] | None = None
     for i in range(len(sents)):

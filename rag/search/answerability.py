@@ -29,6 +29,7 @@ are ``&`` of masks (memoised per mask: a question's candidates repeat the same f
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -59,8 +60,13 @@ from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.names import name_key
 from rag.language.question_classes import definitional, is_contact_word
 from rag.language.question_keys import QueryKeys, QueryWord
+from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
+# Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
+# of Sentence): stored analyses of another version are then never used, and are recomputed in
+# the background (rag.ingest.analysis_queue).
+ANALYSIS_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,29 @@ def _related_forms(tokens: list[Token], lang: str) -> list[str]:
     out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
     return out
 
+
+def encode_sentences(sents: tuple[Sentence, ...]) -> list[list[Any]]:
+    """A chunk's :func:`sentences` as stored (JSON: every field of each Sentence, in order)."""
+    return stored_analysis.encode(sents)
+
+
+def decode_sentences(stored: list[list[Any]]) -> tuple[Sentence, ...]:
+    """The sentences :func:`encode_sentences` stored, equal to what :func:`sentences` returns."""
+    return _DECODE(stored)
+
+
+def stored_sentences(text: str, lang: str, stored: str | None) -> tuple[Sentence, ...]:
+    """A chunk's sentences from its stored analysis (JSON of :func:`encode_sentences`, read only
+    when it is of ANALYSIS_VERSION), or computed by :func:`sentences` when there is none."""
+    if stored is not None:
+        try:
+            return decode_sentences(json.loads(stored))
+        except (ValueError, TypeError, IndexError):  # a damaged row: the rules, as without one
+            pass
+    return sentences(text, lang)
+
+
+_DECODE = stored_analysis.decoder(Sentence, globals())
 
 _HYPHEN = re.compile(r"[-\u2010\u2011]")
 
@@ -545,6 +574,7 @@ def assess(
     require_type: bool,
     prefix_credit: float = 0.0,
     title: str | None = None,
+    sents: tuple[Sentence, ...] | None = None,
 ) -> Answerability:
     """Find a chunk's best evidence window and check it against the question's needs.
 
@@ -552,8 +582,11 @@ def assess(
         title: the document's title; it names the subject of every passage, so a required
             name or code may stand there instead of in the window ("Skladník 2" over a report
             whose budget paragraph does not repeat it).
+        sents: the chunk's sentences as stored at ingestion (:func:`decode_sentences`), or None
+            to compute them.
     """
-    sents = sentences(text, lang)
+    if sents is None:
+        sents = sentences(text, lang)
     if not sents:
         return Answerability(None, False, False, "empty", needs.answer_type, None)
     plan = needs.plan if needs.plan is not None else _Plan(needs)

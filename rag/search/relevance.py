@@ -393,7 +393,9 @@ def _anchored(
     """The anchors the candidate's best window holds, and its answer with them standing in for
     names and codes the keys missed (another script's spelling, a translated name)."""
     asked = needs.asked if needs is not None else frozenset()
-    held = anchor_evidence(c.text, c.lang, anchors, params.answer_window or 1, kind, asked)
+    held = anchor_evidence(
+        c.text, c.lang, anchors, params.answer_window or 1, kind, asked, c.sentences()
+    )
     if (
         answer is not None
         and answer.reason in ("absent", "required")
@@ -466,6 +468,7 @@ def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answera
         params.require_answer_type,
         params.prefix_credit,
         c.title,
+        c.sentences(),
     )
 
 

@@ -43,6 +43,7 @@ from rag.language.keys import (
     spelling_from_accent_key,
 )
 from rag.language.question_keys import QueryKeys, query_keys
+from rag.search.answerability import ANALYSIS_VERSION, Sentence, stored_sentences
 from rag.search.filters import SearchFilter
 from rag.search.pull import PullProbe
 from rag.search.relations import set_for
@@ -88,6 +89,18 @@ class Candidate:
     distance: float | None
     rrf_score: float
     matched_keys: list[str]
+    # the chunk's stored sentence analysis (JSON), when it is this code's (ANALYSIS_VERSION)
+    analysis: str | None = field(default=None, repr=False)
+    _sentences: tuple[Sentence, ...] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def sentences(self) -> tuple[Sentence, ...]:
+        """The chunk's sentences for judging: the stored analysis decoded, or computed now when
+        there is none of this code's version (a chunk the background worker has not reached)."""
+        if self._sentences is None:
+            self._sentences = stored_sentences(self.text, self.lang, self.analysis)
+        return self._sentences
 
 
 @dataclass
@@ -273,6 +286,7 @@ def retrieve(
             distance=_float(r[9]),
             rrf_score=float(r[10]),
             matched_keys=list(r[11]),
+            analysis=r[12],
         )
         for r in rows
     ]
@@ -591,6 +605,7 @@ def _params(
         "w_fts": settings.rrf_weight_fts,
         "w_vec": settings.rrf_weight_vector,
         "vec": qvec,
+        "analysis_version": ANALYSIS_VERSION,
     }
 
 
