@@ -415,7 +415,7 @@ def _with_statement_timeout(url: str, ms: int) -> str:
     info["options"] = " ".join(
         filter(None, [str(info.get("options") or ""), f"-c statement_timeout={ms}"])
     )
-    return psycopg.conninfo.make_conninfo(**info)
+    return psycopg.conninfo.make_conninfo("", **info)
 
 
 class Database:
