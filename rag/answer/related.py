@@ -15,12 +15,9 @@ The sentences are kept per language, as rag.language.phrases keeps the others.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rag.answer.source import Source
-
-if TYPE_CHECKING:
-    from rag.answer.engine import Hit, SearchResult
 
 # The answerability checks whose refusal leaves a question undecided (rag.search.answerability)
 UNDECIDED = frozenset({"focus", "type"})
@@ -46,7 +43,7 @@ RELATED_LABEL = {
 }
 
 
-def related_hits(result: SearchResult) -> list[Hit]:
+def related_hits(result: Any) -> list[Any]:  # engine.SearchResult, its Hits (engine imports this)
     """The hits a related answer lists: none when any hit passed the judgement; otherwise those a
     relevance rule admitted and only the focus words or the answer type refused, in the result's
     order, the first of each document, at most :data:`MAX_RELATED`.
@@ -59,7 +56,7 @@ def related_hits(result: SearchResult) -> list[Hit]:
     """
     if any(h.judgement.passed for h in result.hits):
         return []
-    found: list[Hit] = []
+    found: list[Any] = []
     documents: set[int] = set()
     for h in result.hits:
         j = h.judgement
@@ -74,7 +71,7 @@ def related_hits(result: SearchResult) -> list[Hit]:
     return found
 
 
-def related_sources(hits: list[Hit]) -> list[Source]:
+def related_sources(hits: list[Any]) -> list[Source]:
     """The hits as sources, their evidence marked ``related`` (it admitted them near, not as an
     answer)."""
     sources = [h.source() for h in hits]

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from rag.embedders import e5_file
+from rag.embedders.e5_file import file_sha256, read
 from rag.errors import EmbedderError
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def verified(model: Path, source_sha: str, precision: str) -> bool:
     expected = {"source_sha256": source_sha, "precision": precision, "size": size}
     if not isinstance(manifest, dict) or any(manifest.get(k) != v for k, v in expected.items()):
         return False
-    return manifest.get("sha256") == e5_file.file_sha256(model)
+    return manifest.get("sha256") == file_sha256(model)
 
 
 def ensure(source: Path, data_dir: Path, precision: str) -> Path:
@@ -73,7 +73,7 @@ def ensure(source: Path, data_dir: Path, precision: str) -> Path:
     """
     if precision not in PRECISIONS:
         raise EmbedderError(f"unsupported precision {precision!r} (choose from fp32, int8)")
-    source_sha = e5_file.file_sha256(source)
+    source_sha = file_sha256(source)
     directory = cache_dir(data_dir)
     target = model_file(directory, source_sha, precision)
     if verified(target, source_sha, precision):
@@ -100,10 +100,10 @@ def ensure(source: Path, data_dir: Path, precision: str) -> Path:
 def _build_fp32(source: Path, out: Path) -> None:
     import onnx  # the graph builder is only needed when a model is built
 
-    from rag.embedders import e5_graph
+    from rag.embedders.e5_graph import build
 
     started = time.monotonic()
-    model = e5_graph.build(e5_file.read(source))
+    model = build(read(source))
     log.info("ONNX graph built in %.1f s; writing %s", time.monotonic() - started, out.name)
     onnx.save_model(model, str(out))
 
@@ -151,7 +151,7 @@ def _write_manifest(model: Path, source_sha: str, precision: str) -> None:
         "source_sha256": source_sha,
         "precision": precision,
         "size": model.stat().st_size,
-        "sha256": e5_file.file_sha256(model),
+        "sha256": file_sha256(model),
     }
     path = manifest_file(model)
     tmp = path.with_name(path.name + ".tmp")

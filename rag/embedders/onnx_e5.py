@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from rag.embedders import e5_file
 from rag.embedders.base import Kind, clean_texts, unit_rows
+from rag.embedders.e5_file import bundled_path, read
 from rag.embedders.e5_tokens import E5Tokenizer, Window
 from rag.errors import EmbedderError, short_reason
 from rag.settings import Settings
@@ -89,11 +89,11 @@ class OnnxE5Embedder:
     def _session(self, kind: str) -> tuple[E5Tokenizer, Any]:
         with self._load_lock:
             if self._tokenizer is None or self._path is None:
-                from rag.embedders import e5_onnx_cache
+                from rag.embedders.e5_onnx_cache import ensure
 
-                source = e5_file.bundled_path()
-                self._path = str(e5_onnx_cache.ensure(source, self.data_dir, self.precision))
-                model = e5_file.read(source)
+                source = bundled_path()
+                self._path = str(ensure(source, self.data_dir, self.precision))
+                model = read(source)
                 self._tokenizer = E5Tokenizer(model.vocabulary, model.shape.positions)
             if kind not in self._sessions:
                 # Created by the first caller of each kind: the background worker's threads

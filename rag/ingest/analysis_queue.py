@@ -18,7 +18,6 @@ rewrite each other's rows back and forth. Bumping ANALYSIS_VERSION queues every 
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -32,7 +31,7 @@ from rag.errors import DatabaseError
 from rag.ingest.embed_queue import Connections, OwnConnection
 from rag.ingest.prepare import PreparedDocument
 from rag.ingest.worker_processes import lower_thread_priority
-from rag.search.answerability import ANALYSIS_VERSION, encode_sentences, sentences
+from rag.search.answerability import ANALYSIS_VERSION, analysis_json
 
 log = logging.getLogger(__name__)
 
@@ -100,13 +99,6 @@ def store_ingested(
 
 IDLE_POLL = 5.0  # an idle worker looks for queued chunks this often
 RETRY = 10.0  # after a database error
-
-
-def analysis_json(text: str, lang: str) -> str:
-    """A chunk's analysis as stored: :func:`sentences` encoded, computed without its per-process
-    cache (a batch of chunks no search asked for would only push out the ones it did)."""
-    analysed = sentences.__wrapped__(text, lang)
-    return json.dumps(encode_sentences(analysed), ensure_ascii=False, separators=(",", ":"))
 
 
 def analyze_batch(db: Connections, *, limit: int, owner_id: int | None = None) -> int:

@@ -68,7 +68,7 @@ def prepare(doc: LoadedDocument, settings: Settings) -> PreparedDocument:
     prepared = PreparedDocument(doc=doc, lang=lang, content_hash=content_hash(doc, lang, settings))
     analyse: Callable[[str, str], str] | None = None
     if settings.analyze_at_ingest:  # imported only then: it brings the answerability stage
-        from rag.ingest.analysis_queue import analysis_json
+        from rag.search.answerability import analysis_json
 
         analyse = analysis_json
     for chunk in chunk_text(text, size=settings.chunk_size, overlap=settings.chunk_overlap):

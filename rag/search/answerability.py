@@ -133,6 +133,13 @@ def encode_sentences(sents: tuple[Sentence, ...]) -> list[list[Any]]:
     return stored_analysis.encode(sents)
 
 
+def analysis_json(text: str, lang: str) -> str:
+    """A chunk's analysis as stored: :func:`sentences` encoded, computed without its per-process
+    cache (a batch of chunks no search asked for would only push out the ones it did)."""
+    analysed = sentences.__wrapped__(text, lang)
+    return json.dumps(encode_sentences(analysed), ensure_ascii=False, separators=(",", ":"))
+
+
 def decode_sentences(stored: list[list[Any]]) -> tuple[Sentence, ...]:
     """The sentences :func:`encode_sentences` stored, equal to what :func:`sentences` returns."""
     return _DECODE(stored)
