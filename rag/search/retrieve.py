@@ -69,6 +69,9 @@ Mode = Literal["hybrid", "fts", "vector"]
 _SAFE_KEY = re.compile(r"^[lsp]:[a-z0-9][a-z0-9._/+-]*$")
 # A key in more than this share of the owner's chunks does not select candidates (it still scores).
 COMMON_KEY_SHARE = 0.1
+# ... unless the owner is this small: then every posting is read (a list's worth of chunks), and
+# the selection does not depend on how deep a list is asked for
+SMALL_OWNER_CHUNKS = 50
 
 _embed_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rag-embed")
 # Runs a hybrid search's vector statement on a second connection while the first runs full text.
@@ -581,7 +584,7 @@ def _params(
     # every posting costs no more than the list, and the word "Novák" in 2 of 2 chunks is what
     # the question is about, not noise.
     limit_df = max(1, int(COMMON_KEY_SHARE * n_chunks))
-    if n_chunks <= settings.candidates:
+    if n_chunks <= SMALL_OWNER_CHUNKS:
         limit_df = max(limit_df, n_chunks)
     selective = [k for k in keys if 0 < dfs.get(k, 0) <= limit_df and k not in unselective]
     if not selective and not with_vectors:
