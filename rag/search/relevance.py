@@ -51,6 +51,7 @@ from typing import Any
 
 from rag.language.answer_types import AnswerType, answer_type, is_frame
 from rag.language.derivation import families
+from rag.language.keys import unaccent
 from rag.language.question_classes import is_contact_word
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
@@ -224,7 +225,11 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         near = c.distance is not None and margin is not None and margin <= params.vector_margin
         if bounded:
             # the chunk's keys bound its windows': a family the chunk may hold counts as held
-            bound = matched | related if needs is not None else matched
+            # (a family's root is written in a chunk that holds one of its words)
+            # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste)
+            plain = unaccent(c.text.lower())
+            kin = {k for k in related if unaccent(k[2:]) in plain} if needs is not None else set()
+            bound = matched | kin
             evidence = [
                 _word_evidence(bound, surface, keys, df, rare, weight, params)
                 for surface, keys, df, rare, weight in words
