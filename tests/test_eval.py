@@ -527,6 +527,7 @@ BASE = {
     "anchor_support": False,  # set per sweep (Sweep.fixed), not per block
     "anchor_min_share": 1.0,
     "paraphrase_min_pull": -2.0,  # set per sweep too (rag calibrate --paraphrase-pull)
+    "stats_min_chunks": 1,  # the profile's own, not swept
 }
 
 

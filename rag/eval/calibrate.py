@@ -150,6 +150,15 @@ def sweep(
         # distance, unless a close vector may stand in for its missing focus words.
         gate = answers | (paraphrase & near & (a.dist <= pd))
         t = np.where(gate, ruled, np.inf)
+        # rule agreement (both lists' first, within the support distance): its window must
+        # answer, no paraphrase stands in
+        agree = (
+            near & (a.dist <= sd) & a.agreed
+            if sd > 0 and not grid.anchor_support and a.agreed.shape == a.dist.shape
+            else np.zeros(a.dist.shape, dtype=bool)
+        )
+        t = np.minimum(t, np.where(agree & answers, -np.inf, np.inf))
+        ruled = np.minimum(ruled, np.where(agree, -np.inf, np.inf))
         if by_document:
             # a window that answers passes once a rule admits a chunk of its document
             t = np.minimum(t, np.where(answers, a.document_min(ruled), np.inf))

@@ -20,7 +20,7 @@ from rag.answer.engine import MAX_SOURCES
 from rag.eval.metrics import Figures
 from rag.eval.sets import Case
 from rag.search.pull import PULL_OFF
-from rag.search.relevance import FilterParams, judge, missing_focus
+from rag.search.relevance import FilterParams, agreed, judge, missing_focus
 from rag.search.retrieve import Retrieval
 
 DISTANCE_STEP = 0.0025
@@ -236,6 +236,8 @@ class CaseArrays:
     # the candidates grouped by (case, document): flat indices in group order, group starts
     doc_order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     doc_starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # (Q, K) first in both lists (rag.search.relevance.agreed); empty: no candidate is
+    agreed: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
     def document_min(self, t: np.ndarray) -> np.ndarray:
         """Per candidate, the least of ``t`` over the candidates of its document in its case
@@ -255,6 +257,7 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
     known = np.zeros(q)
     gold = np.zeros((q, k), dtype=bool)
     doc = np.full((q, k), -1, dtype=np.int64)
+    first = np.zeros((q, k), dtype=bool)
     probe = FilterParams(0.0, 0.0, 0.0, 0, 1.0)
     for i, (case, r) in enumerate(zip(cases, retrievals, strict=True)):
         for j, (c, judgement) in enumerate(zip(r.candidates, judge(r, probe), strict=True)):
@@ -262,6 +265,7 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
                 dist[i, j], margin[i, j] = judgement.distance, judgement.margin
             gold[i, j] = c.source_id in case.expect
             doc[i, j] = c.document_id
+            first[i, j] = agreed(c)
             known[i] = judgement.known
     answerable = np.array([c.answerable for c in cases], dtype=bool)
     rows, cols = np.nonzero(gold[answerable])
@@ -282,6 +286,7 @@ def case_arrays(cases: Sequence[Case], retrievals: Sequence[Retrieval], folds: i
         cols,
         order,
         starts,
+        first,
     )
 
 
