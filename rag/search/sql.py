@@ -41,7 +41,9 @@ fts AS (
     FROM (
         SELECT c.chunk_id,
                sum(q.w * q.idf * (t.tf * (%(k1)s + 1))
-                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))) AS score,
+                   / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * c.token_count / %(avgdl)s))
+                   -- summed in one order whatever the plan: a float sum depends on its order
+                   ORDER BY t.lexeme) AS score,
                -- the chunk's question keys, so that fusion need not look for them again
                array_agg(t.lexeme) AS matched
         FROM @CANDIDATES@
