@@ -494,6 +494,39 @@ def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(
     assert documented, "no setting admitted a candidate by the document rule"
 
 
+def test_sweep_counts_rarity_over_the_profiles_stats_floor_as_the_engine_does(
+    engine: Engine,
+) -> None:
+    # owners of 8 chunks: with the floor (stats_min_chunks 40) a word in 4 chunks is rare at
+    # rare_df 0.1, without it none of the question's words is
+    cases, rs = random_set(7)
+    rs = [replace(r, chunk_count=8) for r in rs]
+    grid = dict(
+        answer_window=(0,),
+        focus_words=(2,),
+        vector_max_distance=(0.0, 0.15, 0.3),
+        vector_margin=(1.0,),
+        min_coverage=(0.3, 1.0),
+        rare_df=(0.1,),
+        rare_min_chunks=(1,),
+        prefix_credit=(0.0,),
+        support_max_distance=(0.0, 0.35),
+        support_min_coverage=(0.3, 1.0),
+        topic_max_distance=(0.0,),
+    )
+    floored = sweep(cases, rs, Grid(**grid, stats_min_chunks=40), folds=3)  # type: ignore[arg-type]
+    plain = sweep(cases, rs, Grid(**grid), folds=3)  # type: ignore[arg-type]
+    assert len(floored) == len(plain)
+    differ = 0
+    for i in range(len(floored)):
+        p = floored.params(i)
+        assert p.stats_min_chunks == 40 and plain.params(i).stats_min_chunks == 1
+        f = score(engine, "r", cases, rs, p).figures
+        assert floored.figures(i).as_dict() == f.as_dict(), p
+        differ += floored.figures(i).as_dict() != plain.figures(i).as_dict()
+    assert differ, "the floor changed no setting's figures: the test shows nothing"
+
+
 def test_distance_axis_runs_in_fine_steps_from_below_the_closest_best_candidate() -> None:
     rs = [
         retrieval([cand(1, "a", vec=1, dist=0.1234), cand(2, "b", vec=2, dist=0.9)]),
@@ -588,6 +621,20 @@ def test_select_maximizes_recall_under_the_ceiling_then_prefers_fewer_false_answ
     assert chosen(s, select(s, 0.15)) == {"vector_max_distance": 0.35}
     assert select(s, 0.0) is None
     assert [chosen(s, i) for i in frontier(s)] == [best, {"vector_max_distance": 0.35}]
+
+
+def test_select_keeps_the_recall_floor_and_refuses_when_no_setting_keeps_both() -> None:
+    s = hand_sweep(
+        [{"vector_max_distance": 0.22}, {"vector_max_distance": 0.3}],
+        recalled=[[6], [9]],
+        false=[[1], [3]],
+        answerable=[10],
+        no_answer=[20],
+    )
+    assert chosen(s, select(s, 0.10, floor=0.6)) == {"vector_max_distance": 0.22}
+    # the floor rules out what the ceiling alone would take, and nothing is left
+    assert select(s, 0.10, floor=0.7) is None
+    assert chosen(s, select(s, 0.15, floor=0.9)) == {"vector_max_distance": 0.3}
 
 
 @pytest.mark.parametrize(
@@ -849,6 +896,58 @@ def test_calibrate_writes_a_profile_that_loads_for_its_model_only(
     with pytest.raises(ConfigError, match="not other/8"):
         filter_params(settings.replace(profile=str(path)), "other/8")
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_calibrate_reports_held_out_sets_for_the_choice_and_along_the_frontier(
+    settings: Settings,
+    small_set: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    cases, corpus = small_set
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "docs.jsonl").write_text(
+        json.dumps({"id": "k-ryby", "text": DOCS["d-akvarium"], "lang": "cs"}, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    (kb / "questions.jsonl").write_text(
+        json.dumps({"id": "k1", "question": "Kdo krmí rybičky?", "relevant": ["k-ryby"]})
+        + "\n"
+        + json.dumps({"id": "k2", "question": "Kdo vyhrál maraton?", "relevant": []})
+        + "\n",
+        encoding="utf-8",
+    )
+    output = tmp_path / "p.json"
+    common = ["calibrate", "--set", str(cases), "--corpus", str(corpus), "--folds", "2"]
+    code, out, err = run(settings, *common, "--holdout", str(kb), "--output", str(output))
+    assert code == 0, err
+    assert "held-out recall" in out and "held-out sets (no part in the choice)" in out
+    assert "kb " in out and "all pooled" in out, out
+    held = json.loads(output.read_text(encoding="utf-8"))["held_out_sets"]
+    assert [h["set"] for h in held["sets"]] == ["kb"]
+    assert (held["pooled"]["answerable"], held["pooled"]["no_answer"]) == (1, 1)
+    # a floor no setting under the ceiling reaches: nothing is chosen or written
+    again = tmp_path / "q.json"
+    code, out, err = run(
+        settings,
+        *common,
+        "--max-false-answer",
+        "0",
+        "--min-answer-recall",
+        "1",
+        "--output",
+        str(again),
+    )
+    if code == 0:  # a setting recalls every case without a false answer: the floor held
+        assert json.loads(again.read_text(encoding="utf-8"))["figures"]["answer_recall"] == 1.0
+    else:
+        assert code == 1 and "answer recall at or above 100.0%" in err, err
+        assert not again.exists()
+    missing = tmp_path / "empty"
+    missing.mkdir()
+    code, _, err = run(settings, *common, "--holdout", str(missing))
+    assert code != 0 and "holds docs.jsonl and questions.jsonl" in err, err
 
 
 def test_check_passes_fails_and_names_the_regressed_cases(

@@ -258,3 +258,30 @@ def test_sample_files_are_utf8_with_a_final_newline(path: Path) -> None:
     raw = path.read_bytes()
     raw.decode("utf-8")
     assert raw.endswith(b"\n")
+
+
+# The classes of the natural and held-out sets (rag/regression/README.md), beside KNOWN_TAGS.
+QUESTION_CLASSES = frozenset(
+    {"word-class", "yes-no", "how-to", "responsible", "contact", "definition"}
+)
+
+
+@pytest.mark.parametrize("name", ["natural.jsonl", "heldout.jsonl"])
+def test_the_natural_and_held_out_sets_are_well_formed_and_never_reuse_an_id(name: str) -> None:
+    path = PACKAGE / "regression" / name
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    docs = _documents()
+    shipped = {c["id"] for c in CASES}
+    for n, case in enumerate(cases, 1):
+        where = f"{name}:{n}: {case!r}"
+        assert set(case) == {"id", "question", "expect", "tags"}, where
+        assert re.fullmatch(r"(cs|held)-\d{3,}", case["id"]) and case["id"] not in shipped, where
+        assert set(case["tags"]) <= KNOWN_TAGS | QUESTION_CLASSES and case["tags"], where
+        expect = case["expect"]
+        assert expect == "not_found" or (expect and set(expect) <= set(docs)), where
+    ids = Counter(c["id"] for c in cases)
+    assert [i for i, k in ids.items() if k > 1] == [], name
+    # each question class has near misses of its own kind beside its answerable questions
+    for tag in sorted(QUESTION_CLASSES & {t for c in cases for t in c["tags"]}):
+        sides = Counter(c["expect"] == "not_found" for c in cases if tag in c["tags"])
+        assert sides[False] and sides[True], f"{name}: {tag} has {dict(sides)}"

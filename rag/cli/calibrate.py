@@ -42,10 +42,20 @@ SELECTION_RULE = (
 )
 @click.option(
     "--min-answer-recall",
-    default=DEFAULT_MIN_RECALL,
-    show_default=True,
+    default=None,
     type=click.FloatRange(0, 1),
-    help="Floor on answer recall for --check.",
+    help="Floor on answer recall: no setting below it is chosen, and --check fails below it; "
+    f"default for the shipped set the gate's ({DEFAULT_MIN_RECALL}, other-language questions "
+    f"{OTHER_MIN_RECALL}), for any other set none (--check: {DEFAULT_MIN_RECALL}).",
+)
+@click.option(
+    "--holdout",
+    "holdouts",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A set that plays no part in the choice, reported for the chosen setting and along "
+    "the frontier: a regression set JSONL over rag/sample/, or a knowledge base directory "
+    "holding docs.jsonl and questions.jsonl (repeat it).",
 )
 @click.option(
     "--output",
@@ -116,7 +126,8 @@ SELECTION_RULE = (
 def calibrate(
     app: App,
     max_false_answer: float | None,
-    min_answer_recall: float,
+    min_answer_recall: float | None,
+    holdouts: tuple[Path, ...],
     output: Path | None,
     plot: Path | None,
     folds: int,
@@ -135,9 +146,9 @@ def calibrate(
     gets its own thresholds; sets the cases cannot fit are kept from the profile in force.
     """
     ungated = tuple(t for t in ungated if t.lower() != "none")
+    # the shipped set is held to the gate's floors; any other set to the target
+    shipped = not any(opts.get(k) for k in ("set_path", "corpus", "questions"))
     if check:
-        # the shipped set's own floor; any other set is held to the target
-        shipped = not any(opts.get(k) for k in ("set_path", "corpus", "questions"))
         ceiling = (
             max_false_answer
             if max_false_answer is not None
@@ -145,7 +156,15 @@ def calibrate(
             if shipped
             else DEFAULT_MAX_FALSE
         )
-        check_floors(app, opts, min_answer_recall, ceiling, ungated, as_json, OTHER_MIN_RECALL)
+        check_floors(
+            app,
+            opts,
+            DEFAULT_MIN_RECALL if min_answer_recall is None else min_answer_recall,
+            ceiling,
+            ungated,
+            as_json,
+            OTHER_MIN_RECALL,
+        )
         return
     if max_false_answer is None:
         max_false_answer = DEFAULT_MAX_FALSE
@@ -169,6 +188,7 @@ def calibrate(
     cases, retrievals, aside = gated(evalset.cases, everything, ungated)
     if not any(c.answerable for c in cases) or all(c.answerable for c in cases):
         raise InputError("calibration needs both answerable and not_found cases")
+    held = [held_out_set(app, path, progress=not as_json) for path in holdouts]
     model_id = app.embedder.model_id
     try:
         # the profile in force joins each sweep: recalibrating never ends below it
@@ -183,6 +203,13 @@ def calibrate(
             continue
         in_force = name if name in current.sets else OTHER if name != SAME else SAME
         was_pull = current.get(in_force).paraphrase_min_pull
+        floor = (
+            min_answer_recall
+            if min_answer_recall is not None
+            else (DEFAULT_MIN_RECALL if name == SAME else OTHER_MIN_RECALL)
+            if shipped
+            else 0.0
+        )
         f = rf.fit(
             engine,
             name,
@@ -194,14 +221,20 @@ def calibrate(
             tuple(dict.fromkeys(contrasts)) or rf.CONTRASTS,
             anchors={"both": rf.ANCHORS, "on": rf.ANCHORS[1:], "off": (None,)}[anchors],
             min_pull=was_pull if min_pull is None else min_pull,
+            stats_min_chunks=current.get(in_force).stats_min_chunks,
+            floor=floor,
         )
         if f.chosen is None:
-            _print_frontier(f.sweep, f.front, None, max_false_answer, as_json)
-            click.echo(
-                f"rag: error: no setting keeps false answers at or below {max_false_answer:.1%} "
-                f"for the {name} questions",
-                err=True,
+            _print_frontier(f.sweep, f.front, None, as_json)
+            under = cal.select(f.sweep, max_false_answer)
+            why = (
+                f"keeps false answers at or below {max_false_answer:.1%}"
+                if under is None
+                else f"keeps false answers at or below {max_false_answer:.1%} with answer "
+                f"recall at or above {floor:.1%} (the best under the ceiling recalls "
+                f"{f.sweep.figures(under).answer_recall:.1%})"
             )
+            click.echo(f"rag: error: no setting {why} for the {name} questions", err=True)
             sys.exit(1)
         fits[name] = f
     if not fits:
@@ -209,6 +242,19 @@ def calibrate(
             "calibration needs answerable and not_found cases in one language relation; "
             + "; ".join(skipped)
         )
+    from rag.eval import holdout as ho
+
+    chosen_t = current.with_sets({name: f.params for name, f in fits.items()})
+    held_each, held_total = ho.report(held, chosen_t)
+    # the same-language frontier judged on the held-out sets: what each step costs there
+    held_front = (
+        {
+            i: ho.report(held, ho.with_same(chosen_t, fits[SAME].sweep.params(i)))[1]
+            for i in fits[SAME].front
+        }
+        if held and SAME in fits
+        else {}
+    )
     path = output or app.settings.data_dir / "profiles" / f"{slug(model_id)}.json"
     set_name = evalset.label
     relations = relation_entries(current_path)
@@ -231,6 +277,7 @@ def calibrate(
         head = {
             **rf.entry(same, set_name, max_false_answer, ungated),
             "selection": SELECTION_RULE,
+            **({"held_out_sets": ho.as_dict(held_each, held_total)} if held else {}),
         }
     else:
         default = current.default
@@ -260,6 +307,11 @@ def calibrate(
                 "owner": owner,
                 **_fit_json(main, ungated),
                 "relations": {name: _fit_json(f, ungated) for name, f in fits.items()},
+                "held_out_sets": ho.as_dict(held_each, held_total) if held else None,
+                "held_out_frontier": [
+                    {**_frontier_row(fits[SAME].sweep, i), "held_out": f.as_dict()}
+                    for i, f in held_front.items()
+                ],
                 "skipped": skipped,
                 "profile": str(path),
                 "plot": str(plot) if plot else None,
@@ -269,7 +321,15 @@ def calibrate(
         return
     click.echo(f"set {set_name}: {len(cases)} cases, owner {owner}")
     for name, f in fits.items():
-        _print_fit(name, f, max_false_answer, folds, ungated)
+        _print_fit(name, f, max_false_answer, folds, ungated, held_front if name == SAME else {})
+    if held:
+        click.echo("\nheld-out sets (no part in the choice), with the chosen settings:")
+        for hname, hf in [*held_each, ("all pooled", held_total)]:
+            click.echo(
+                f"  {hname:<22} answer recall {rate(hf.answer_recall, hf.recalled, hf.answerable)}"
+                f", false answers {rate(hf.false_answer_rate, hf.false_answers, hf.no_answer)}"
+                f", related {hf.related}+{hf.related_no_answer}"
+            )
     for line in skipped:
         click.echo(f"\nkept from the profile in force: {line}")
     if OTHER not in fits and other_as != OTHER and other_as in fits:
@@ -277,6 +337,29 @@ def calibrate(
     click.echo(f"profile written: {path}")
     for p in plots:
         click.echo(f"plot written: {p}")
+
+
+def held_out_set(app: App, path: Path, *, progress: bool) -> Any:
+    """A held-out set, retrieved once: a regression set JSONL (over rag/sample/) or a knowledge
+    base directory with docs.jsonl and questions.jsonl."""
+    from rag.errors import InputError
+    from rag.eval.holdout import HeldOutSet
+
+    opts: dict[str, Any] = dict.fromkeys(
+        ("set_path", "corpus", "name", "split", "tag_by", "answer_field", "withhold"), None
+    )
+    opts.update(questions=(), noanswer=(), gold_map=(), owner=None, profile=None)
+    if path.is_dir():
+        docs, questions = path / "docs.jsonl", path / "questions.jsonl"
+        if not (docs.is_file() and questions.is_file()):
+            raise InputError(
+                f"{path}: a held-out knowledge base holds docs.jsonl and questions.jsonl"
+            )
+        opts.update(corpus=docs, questions=(questions,), name=path.name)
+    else:
+        opts.update(set_path=path)
+    evalset, engine, _, retrievals = retrieved_set(app, opts, use_profile=False, progress=progress)
+    return HeldOutSet(evalset.label, engine, list(evalset.cases), list(retrievals))
 
 
 def _plots(
@@ -322,13 +405,20 @@ def _fit_json(f: Any, ungated: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def _print_fit(name: str, f: Any, ceiling: float, folds: int, ungated: tuple[str, ...]) -> None:
+def _print_fit(
+    name: str,
+    f: Any,
+    ceiling: float,
+    folds: int,
+    ungated: tuple[str, ...],
+    held_front: dict[int, Any],
+) -> None:
     fig, s = f.report.figures, f.sweep
     click.echo(
         f"\nthresholds {name}: {len(f.group.cases)} cases ({fig.answerable} answerable, "
         f"{fig.no_answer} not_found); {len(s)} settings swept"
     )
-    _print_frontier(s, f.front, f.chosen, ceiling, False)
+    _print_frontier(s, f.front, f.chosen, False, held_front)
     swept = s.figures(f.chosen)
     if (fig.recalled, fig.false_answers, fig.refused) != (
         swept.recalled,
@@ -341,8 +431,8 @@ def _print_fit(name: str, f: Any, ceiling: float, folds: int, ungated: tuple[str
             err=True,
         )
     click.echo(
-        f"\nchosen for {name} (false answers <= {ceiling:.1%}): contrast={f.contrast:g}, "
-        + ", ".join(f"{k}={v}" for k, v in f.params.as_dict().items())
+        f"\nchosen for {name} (false answers <= {ceiling:.1%}, answer recall >= {f.floor:.1%}): "
+        f"contrast={f.contrast:g}, " + ", ".join(f"{k}={v}" for k, v in f.params.as_dict().items())
     )
     click.echo(
         f"  whole set: answer recall {rate(fig.answer_recall, fig.recalled, fig.answerable)}"
@@ -368,25 +458,25 @@ def _frontier_row(s: Any, i: int) -> dict[str, Any]:
 
 
 def _print_frontier(
-    s: Any, front: list[int], chosen: int | None, ceiling: float, as_json: bool
+    s: Any,
+    front: list[int],
+    chosen: int | None,
+    as_json: bool,
+    held: dict[int, Any] | None = None,
 ) -> None:
+    """Every setting no other beats on both rates, fewest false answers first; with held-out
+    sets, what each one recalls and answers falsely there."""
     if as_json:
         return
     click.echo(
         "\nfrontier  false-ans  recall  refusals  distance  margin  coverage  rare_df  "
         "min_chunks  mode   prefix  support     topic"
+        + ("       held-out recall  false-ans" if held else "")
     )
-    limit = max(4 * ceiling, 0.2)
-    for n, i in enumerate(front):
+    for i in front:
         f, p = s.figures(i), s.params(i)
-        if (
-            (f.false_answer_rate or 0) > limit
-            and n
-            and (s.figures(front[n - 1]).false_answer_rate or 0) > limit
-        ):
-            click.echo(f"  ... {len(front) - n} more rows above {limit:.0%} false answers (--json)")
-            break
         mark = "*" if i == chosen else " "
+        h = (held or {}).get(i)
         click.echo(
             f"  {mark}       {num(f.false_answer_rate)}   {num(f.answer_recall)}   "
             f"{num(f.false_refusal_rate)}   {p.vector_max_distance:<8g}  "
@@ -402,6 +492,12 @@ def _print_frontier(
                 f"{p.topic_max_distance:g}/{p.topic_min_known:g}"
                 if p.topic_max_distance > 0
                 else "off"
+            ).ljust(10)
+            + (
+                f"  {num(h.answer_recall)} ({h.recalled}/{h.answerable})  "
+                f"{num(h.false_answer_rate)} ({h.false_answers}/{h.no_answer})"
+                if h is not None
+                else ""
             )
         )
 

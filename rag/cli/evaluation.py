@@ -278,6 +278,28 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
         click.echo(f"  ... {len(failures) - show} more (--show-failures, --json)")
 
 
+def print_ablation(name: str, owner: str, profile: Path | None, base: Any, rows: Any) -> None:
+    """The ``rag eval --ablate`` table: each row against the profile's own figures."""
+    click.echo(
+        f"set {name}: {base.answerable} answerable, {base.no_answer} not_found, owner {owner}"
+    )
+    click.echo(f"profile: {profile or 'none (settings values)'}")
+    click.echo("\nablation           recall            false answers     related  changed  what")
+
+    def line(label: str, f: Any, changed: str, what: str) -> None:
+        click.echo(
+            f"  {label:<17} {rate(f.answer_recall, f.recalled, f.answerable):<17} "
+            f"{rate(f.false_answer_rate, f.false_answers, f.no_answer):<17} "
+            f"{f.related:>3}+{f.related_no_answer:<3}  {changed:>7}  {what}"
+        )
+
+    line("profile", base, "-", "the profile in force")
+    for row in rows:
+        f = row.figures
+        delta = f"{f.recalled - base.recalled:+d}/{f.false_answers - base.false_answers:+d}"
+        line(row.name, f, str(row.changed), f"{row.what} (recall/false {delta})")
+
+
 def print_failure(r: Any) -> None:
     expect = ", ".join(r.case.expect) or "not_found"
     click.echo(
@@ -311,14 +333,39 @@ def print_failure(r: Any) -> None:
     type=click.IntRange(0),
     help="Failed cases printed with their evidence.",
 )
+@click.option(
+    "--ablate",
+    is_flag=True,
+    help="Also judge the set with each rule or knob of the profile turned off, one at a time "
+    "(rag.eval.ablation), and print what each one buys.",
+)
 @json_option
 @pass_app
 @fails_cleanly
-def eval_command(app: App, show_failures: int, as_json: bool, **opts: Any) -> None:
+def eval_command(app: App, show_failures: int, ablate: bool, as_json: bool, **opts: Any) -> None:
     """Measure retrieval and the full pipeline on a regression set or an external corpus."""
     from rag.eval.metrics import score
 
     evalset, engine, owner, retrievals = retrieved_set(app, opts, use_profile=True, progress=True)
+    if ablate:
+        from rag.eval.ablation import ablate as run_ablation
+
+        report, rows = run_ablation(
+            engine, evalset.label, evalset.cases, retrievals, engine.thresholds
+        )
+        if as_json:
+            echo_json(
+                {
+                    "owner": owner,
+                    "profile": engine.profile_path,
+                    "set": evalset.label,
+                    "pipeline": report.figures.as_dict(),
+                    "ablations": [row.as_dict() for row in rows],
+                }
+            )
+            return
+        print_ablation(evalset.label, owner, engine.profile_path, report.figures, rows)
+        return
     report = score(engine, evalset.label, evalset.cases, retrievals, engine.thresholds)
     if as_json:
         echo_json({"owner": owner, "profile": engine.profile_path, **report.as_dict()})

@@ -13,7 +13,8 @@ corpus knows, every near vector up to ``topic_max_distance``: that question is j
 ``max(vector_max_distance, topic_max_distance)``, a column of the same arrays. Any setting's figures
 can be recounted through the engine (``rag.eval.metrics.score``); a test holds the two to agreement.
 
-Selection: the highest answer recall whose false-answer rate is at most the ceiling. Ties go to
+Selection: the highest answer recall whose false-answer rate is at most the ceiling and whose
+answer recall is at least the floor (no setting keeping both: none is chosen). Ties go to
 the simpler, more conservative setting, in this order: fewer false answers, lower
 ``vector_max_distance``, lower ``support_max_distance`` and ``topic_max_distance`` (0, the rule
 off, first), smaller ``vector_margin``, higher ``min_coverage``, ``support_min_coverage`` and
@@ -106,7 +107,8 @@ def sweep(
         if td > 0
     }
     ans, na = a.answerable, ~a.answerable
-    chunk_counts = sorted({max(r.chunk_count, 1) for r in retrievals})
+    # the owner sizes rarity and idf count, as judge() counts them (stats_min_chunks floors them)
+    chunk_counts = sorted({max(r.chunk_count, grid.stats_min_chunks, 1) for r in retrievals})
     # A fold's count never exceeds its cases: most sets fit in one byte.
     biggest = max(np.bincount(a.fold, minlength=folds))
     dtype = np.uint8 if biggest < 2**8 else np.int16 if biggest < 2**15 else np.int32
@@ -190,6 +192,7 @@ def sweep(
                     anchor_support=grid.anchor_support,
                     anchor_min_share=grid.anchor_min_share,
                     paraphrase_min_pull=grid.paraphrase_min_pull,
+                    stats_min_chunks=grid.stats_min_chunks,
                 ),
             )
         return key
@@ -339,15 +342,20 @@ def sweep(
                 if grid.paraphrase_min_pull > PULL_OFF
                 else {}
             ),
+            **({"stats_min_chunks": grid.stats_min_chunks} if grid.stats_min_chunks > 1 else {}),
         },
     )
 
 
-def select(s: Sweep, ceiling: float, folds: Sequence[int] | None = None) -> int | None:
-    """The best setting on ``folds`` (default all) whose false-answer rate is <= ``ceiling``."""
+def select(
+    s: Sweep, ceiling: float, folds: Sequence[int] | None = None, floor: float = 0.0
+) -> int | None:
+    """The best setting on ``folds`` (default all) whose false-answer rate is <= ``ceiling``
+    and whose answer recall is >= ``floor``; None when no setting keeps both."""
     recalled, false = s.result_totals(folds)
     allowed = math.floor(ceiling * int(s.no_answer[s._folds(folds)].sum()) + 1e-9)
-    feasible = false <= allowed
+    needed = math.ceil(floor * int(s.answerable[s._folds(folds)].sum()) - 1e-9)
+    feasible = (false <= allowed) & (recalled >= needed)
     if not feasible.any():
         return None
     tied = feasible & (recalled == recalled[feasible].max())
@@ -390,7 +398,7 @@ class HeldOut:
         }
 
 
-def held_out(s: Sweep, ceiling: float) -> HeldOut:
+def held_out(s: Sweep, ceiling: float, floor: float = 0.0) -> HeldOut:
     """Select on all folds but one, score on that one; a fold with no feasible setting on its
     training part falls back to the setting with the fewest false answers there."""
     n = len(s.answerable)
@@ -398,7 +406,7 @@ def held_out(s: Sweep, ceiling: float) -> HeldOut:
     pooled = result.pooled
     for k in range(n):
         train = [f for f in range(n) if f != k]
-        i = select(s, ceiling, train)
+        i = select(s, ceiling, train, floor)
         feasible = i is not None
         if i is None:
             i = least_false(s, train)

@@ -86,6 +86,9 @@ class Grid:
     # one value per sweep: the missing focus words' least pull for the paraphrase rule
     # (rag.search.pull); rag calibrate --paraphrase-pull sets it
     paraphrase_min_pull: float = PULL_OFF
+    # one value per sweep: rarity and idf count an owner as at least this many chunks
+    # (FilterParams.stats_min_chunks; rag calibrate keeps the profile in force's)
+    stats_min_chunks: int = 1
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:
