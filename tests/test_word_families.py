@@ -26,6 +26,9 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("platba", "platit"),
         ("oprava", "opravit"),
         ("ubytovat", "ubytování"),
+        ("zkouší", "zkouška"),  # an action noun in -ka
+        ("přihlásit", "přihláška"),  # the root's last consonant alternates (s / š)
+        ("nahlásit", "hlášení"),
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -44,6 +47,8 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("parkoviště", "parkovat"),
         ("žádost", "zadat"),  # one root unaccented, two words accented
         ("požár", "žárovka"),  # a noun keeps its prefix
+        ("matka", "matný"),  # "-ka" leaves a root of four letters or more
+        ("školka", "školení"),  # a noun's "-ka" derivative (školka of škola) is no action
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:

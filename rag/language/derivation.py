@@ -13,7 +13,8 @@ no parking), an agent (učitel), a collective or a diminutive. A verb also yield
 požádat: žádat), since a perfective verb's noun is often its imperfective's (žádost).
 
 The root is taken from the accented lemma: unaccented, "žád-" (to ask) and "zad-" (to assign)
-would be one. A root shorter than three letters is no evidence (a short word's ending is most of
+would be one. Only its last consonant is made plain, where Czech alternates it between the
+derivations of one root (přihlásit / přihláška, hlásit / hlášení). A root shorter than three letters is no evidence (a short word's ending is most of
 it), and neither is a word shorter than five letters. One suffix is removed, the longest that
 leaves such a root; the table is the grammar's, not fitted to a set of questions.
 
@@ -24,12 +25,20 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rag.language.lemmas import lemma_candidates
+from rag.language.lemmas import dictionary_words, lemma_candidates
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
 
 _MIN_WORD = 5
 _MIN_ROOT = 3
+# "-ka" also ends short nouns whose rest is no root of theirs (matka, kočka): it needs a longer
+# one, and no noun of its own in "-a" or "-o" (_denominal)
+_LONG_ROOT = {"ka": 4}
+# A root's last consonant alternates between a word's derivations (přihlásit / přihláška,
+# hlásit / hlášení, vozit / vožení, točit / otáčet, vrátit / vracet leaves c/t aside): the
+# palatal of each pair stands for its plain consonant, so that one root is one key. Only the
+# final consonant: "žád-" and "zad-" stay apart.
+_ALTERNATION = str.maketrans({"š": "s", "ž": "z", "č": "c", "ř": "r", "ť": "t", "ď": "d", "ň": "n"})
 
 # (suffix, verbal): verbal endings also strip an aspectual prefix. Longest first within the
 # table; an infinitive's ending is removed from a lemma, a finite verb's only from a word the
@@ -60,6 +69,7 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("ství", False),
         ("ost", False),
         ("ávka", False),
+        ("ka", False),  # action and result nouns (zkoušet / zkouška): a root of 4 letters or more
         ("ace", False),
         ("ba", False),
         # relational adjectives
@@ -111,11 +121,14 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
         return ()
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
+    if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
+        root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
     if root == lemma and lemma == word:
         for ending in _FINITE.get(lang, ()):
             if word.endswith(ending) and len(word) - len(ending) >= _MIN_ROOT:
                 root, verbal = word[: -len(ending)], True
                 break
+    root = _plain_end(root)
     roots = [root]
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
@@ -137,12 +150,25 @@ def finite_verb(surface: str, lang: str) -> bool:
     )
 
 
+def _denominal(root: str, lang: str) -> bool:
+    """Whether the root of a "-ka" noun is a noun's in "-a" or "-o" (škol-a, so školka is the
+    school's diminutive or place, not an action): "-ka" makes action nouns of verbs (zkouška,
+    přihláška), whose roots end no noun of their own."""
+    words = dictionary_words(lang)
+    return words is not None and (root + "a" in words or root + "o" in words)
+
+
+def _plain_end(root: str) -> str:
+    """The root with its final consonant's alternation undone (přihláš-: přihlás-)."""
+    return root[:-1] + root[-1].translate(_ALTERNATION)
+
+
 def _strip(lemma: str, suffixes: tuple[tuple[str, bool], ...]) -> tuple[str, bool]:
     """The lemma without its longest derivational suffix that leaves a root, and whether that
     suffix was a verb's."""
     best: tuple[str, bool] | None = None
     for suffix, verbal in suffixes:
-        if lemma.endswith(suffix) and len(lemma) - len(suffix) >= _MIN_ROOT:
+        if lemma.endswith(suffix) and len(lemma) - len(suffix) >= _LONG_ROOT.get(suffix, _MIN_ROOT):
             if best is None or len(suffix) > len(lemma) - len(best[0]):
                 best = (lemma[: -len(suffix)], verbal)
     return best if best is not None else (lemma, False)
