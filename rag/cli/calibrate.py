@@ -420,7 +420,8 @@ def _print_fit(
     )
     _print_frontier(s, f.front, f.chosen, False, held_front)
     swept = s.figures(f.chosen)
-    if (fig.recalled, fig.false_answers, fig.refused) != (
+    # the sweep does not model the related answer: it counts them among the refusals
+    if (fig.recalled, fig.false_answers, fig.refused + fig.related) != (
         swept.recalled,
         swept.false_answers,
         swept.refused,
