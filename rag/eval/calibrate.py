@@ -57,7 +57,7 @@ from rag.eval.sweep import (
     with_topic,
 )
 from rag.search.pull import PULL_OFF
-from rag.search.relevance import FilterParams
+from rag.search.relevance import PARAPHRASE_MARGIN, FilterParams
 from rag.search.retrieve import Retrieval
 
 
@@ -150,7 +150,8 @@ def sweep(
         ruled = np.where(fixed, -np.inf, np.where(near, a.dist, np.inf))
         # The answerability gate: a window that does not answer keeps a candidate out at any
         # distance, unless a close vector may stand in for its missing focus words.
-        gate = answers | (paraphrase & near & (a.dist <= pd))
+        close = near & (a.margin <= PARAPHRASE_MARGIN)  # the paraphrase rule's own margin
+        gate = answers | (paraphrase & close & (a.dist <= pd))
         t = np.where(gate, ruled, np.inf)
         # rule agreement (both lists' first, within the support distance): its window must
         # answer, no paraphrase stands in

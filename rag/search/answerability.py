@@ -66,7 +66,7 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-ANALYSIS_VERSION = 2  # 2: family roots end in a plain consonant, "-ka" nouns
+ANALYSIS_VERSION = 4  # 4: word families with a plain final consonant and "-ka" action nouns
 
 
 @dataclass(frozen=True, slots=True)

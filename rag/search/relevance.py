@@ -108,6 +108,14 @@ class FilterParams:
         return {f: getattr(self, f) for f in self.__slots__}
 
 
+# A close vector stands in for the question's missing focus words (the paraphrase rule) only
+# for a passage within this distance of the closest one: the paraphrase of a question is the
+# passage it is nearest to, and of two passages about as near the words decide. Whatever margin
+# the other rules use (vector_margin), this one holds: without it, a passage 0.05 further off
+# than the best would stand in for a place name typed in lower case ("v plzni").
+PARAPHRASE_MARGIN = 0.01
+
+
 @dataclass
 class WordEvidence:
     word: str
@@ -302,6 +310,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             paraphrase = (
                 answer.paraphrase
                 and near
+                and margin <= PARAPHRASE_MARGIN  # type: ignore[operator]
                 and c.distance <= params.paraphrase_max_distance  # type: ignore[operator]
                 and rule != "agreement"
             )
