@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import rag.search.retrieve as retrieve_module
 from rag.answer.engine import Engine
 from rag.db import Database
+from rag.db_prewarm import prewarm
 from rag.embedders import FakeEmbedder
 from rag.ingest.chunking import split_sentences
 from rag.ingest.loaders import LoadedDocument
@@ -333,6 +334,15 @@ def _drain_analyses(owner_id: int) -> int:
         db.close()
 
 
+def empty_buffers(db: Database) -> None:
+    """Evict every page from shared buffers, as a restart of the server does (the kernel's
+    page cache keeps them: a restart, not a reboot)."""
+    with db.connection() as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_buffercache")
+        conn.execute("SELECT pg_buffercache_evict_all()")
+        conn.commit()
+
+
 def claims_of(args: argparse.Namespace) -> list[str]:
     claims = []
     with (args.eval / "ctkfacts" / "questions_dev.jsonl").open(encoding="utf-8") as f:
@@ -431,6 +441,12 @@ def main() -> None:
         "--modes",
         default="hybrid,fts,vector",
         help="what to measure; without vector the HNSW index need not exist (fts only)",
+    )
+    ap.add_argument(
+        "--cold-rounds",
+        type=int,
+        default=1,
+        help="rounds of the cold rows, with and without pg_prewarm",
     )
     ap.add_argument("--cold-child", default="", help=argparse.SUPPRESS)  # a mode: see cold()
     args = ap.parse_args()
@@ -576,8 +592,22 @@ def main() -> None:
     # cold: a fresh process that has judged nothing (every new worker, restart and scale-out),
     # each candidate seen for the first time; warm: this process, after one pass over the claims
     hybrid = {"hybrid", "vector"} <= modes
-    for mode in ("hybrid", "fts") if hybrid else ("fts",):
-        timings[f"{mode} cold (fresh process)"] = cold(args, mode)
+    # cold twice, shared buffers emptied before each (the server's start): as they are, and
+    # loaded by pg_prewarm as `rag serve` does at start (rag.db_prewarm)
+    # (alternated --cold-rounds times, each row the times of every round)
+    for _ in range(args.cold_rounds):
+        for mode in ("hybrid", "fts") if hybrid else ("fts",):
+            for warmed in (False, True):
+                empty_buffers(db)
+                if warmed:
+                    loaded = prewarm(db)
+                    assert loaded is not None, "pg_prewarm is unavailable"
+                    print(
+                        f"pg_prewarm: {loaded.pages * 8192 >> 20} MB of {len(loaded.relations)} "
+                        f"relations in {loaded.seconds:.1f} s"
+                    )
+                name = "cold, pg_prewarm" if warmed else "cold (fresh process)"
+                timings.setdefault(f"{mode} {name}", []).extend(cold(args, mode))
     run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
     if hybrid:
         windows.update({"candidates": 0, "looked for": 0})
