@@ -40,7 +40,6 @@ SETTINGS_DOC: dict[str, str] = {
     "analyze_at_ingest": "ingestion stores each chunk's sentence analysis in the same transaction as the chunk (about 3x the write path's Python time) instead of leaving it to the analysis worker",
     "db_shared_buffers": "shared_buffers of the embedded PostgreSQL, e.g. 2GB (empty: a quarter of the machine's memory, at most 8 GB; applied at the server's next start)",
     "db_effective_cache_size": "effective_cache_size of the embedded PostgreSQL (empty: three quarters of the machine's memory)",
-    "db_prewarm": "`rag serve` loads the relations searches read (vector and GIN indexes, key_top, word_stats, chunk_analyses, then the chunks) into shared buffers at start, in the background, up to half of shared_buffers (pg_prewarm; skipped where the extension cannot be created)",
     "embed_max_attempts": "attempts before a chunk whose embedding keeps failing is set aside (`rag embed --retry-failed` tries it again)",
     "embed_timeout": "seconds a question's embedding may take before retrieval goes on without it",
     "embed_cache": "directory of an on-disk cache of vectors by model and text (empty: off); `rag eval` and `rag calibrate` use <data dir>/embed-cache unless set",
@@ -134,7 +133,6 @@ class Settings:
     analyze_at_ingest: bool = False
     db_shared_buffers: str = ""
     db_effective_cache_size: str = ""
-    db_prewarm: bool = True
     embed_max_attempts: int = 5
     embed_timeout: float = 3.0
     embed_cache: str = ""

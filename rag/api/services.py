@@ -12,7 +12,6 @@ from rag.answer.engine import AnswerWriter, Engine
 from rag.api.auth import Caller, OwnerDatabase, authenticate
 from rag.db import Database, migrate, migrations, restart_embedded
 from rag.db_health import HealthMonitor
-from rag.db_prewarm import prewarm
 from rag.embedders import Embedder
 from rag.ingest import bulk_load
 from rag.ingest.analysis_queue import AnalysisWorker
@@ -92,11 +91,6 @@ class Services:
         if self.settings.warm_dictionaries:
             threading.Thread(
                 target=self._warm_dictionaries, name="rag-warm-dictionaries", daemon=True
-            ).start()
-        if self.settings.db_prewarm:
-            # a server that has just started reads every search's pages from the kernel
-            threading.Thread(
-                target=prewarm, args=(self.db,), name="rag-prewarm", daemon=True
             ).start()
         if self.settings.analysis_worker:
             # chunks ingested without their sentence analysis, or analysed by older rules
