@@ -10,8 +10,9 @@ prints, in one run, so that the ratios hold on a noisy machine:
 - ingest time and chunks/s (with --index-after: the HNSW index built after the load, timed apart);
 - hybrid and full-text-only p50/p95 through `Engine.search` (question vectors given) cold, in a
   fresh process where every candidate is seen for the first time (the per-process sentence
-  cache emptied before each search), and warm, in this process after one pass over the claims;
-  vector-only;
+  cache emptied before each search) after the server's shared buffers were emptied, as they are
+  and loaded by pg_prewarm of what searches read (--cold-rounds times, alternated),
+  and warm, in this process after one pass over the claims; vector-only;
 - after a load by a version of rag that stores sentence analyses (migration 009), the time to
   store them (what `rag serve`'s analysis worker does), in --workers processes;
 - full text with exact BM25 over every matching chunk (fts_rescore 0), and how often the bounded
@@ -333,6 +334,65 @@ def _drain_analyses(owner_id: int) -> int:
         db.close()
 
 
+# What a search reads, in order: the chunks' vector (HNSW) indexes, key_top and word_stats with
+# their keys, the chunks' GIN indexes, chunk_analyses, then the chunks' and documents' rows; a
+# table's TOAST rows (chunk_analyses' JSON) and their index with the table.
+PREWARM_RELATIONS = """
+WITH wanted AS (
+    SELECT c.oid,
+           CASE
+               WHEN t.relname = 'chunks' AND am.amname = 'hnsw' THEN 0
+               WHEN coalesce(t.relname, c.relname) IN ('key_top', 'word_stats') THEN 1
+               WHEN t.relname = 'chunks' AND am.amname = 'gin' THEN 2
+               WHEN coalesce(t.relname, c.relname) = 'chunk_analyses' THEN 3
+               WHEN coalesce(t.relname, c.relname) IN ('chunks', 'documents') THEN 4
+           END AS rank
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+    LEFT JOIN pg_am am ON am.oid = c.relam
+    LEFT JOIN pg_index x ON x.indexrelid = c.oid
+    LEFT JOIN pg_class t ON t.oid = x.indrelid
+    WHERE c.relkind IN ('r', 'i')
+), toasted AS (
+    SELECT w.oid, w.rank FROM wanted w WHERE w.rank IS NOT NULL
+    UNION ALL
+    SELECT r, w.rank
+    FROM wanted w JOIN pg_class c ON c.oid = w.oid AND c.relkind = 'r' AND c.reltoastrelid <> 0
+    CROSS JOIN LATERAL (
+        SELECT c.reltoastrelid AS r
+        UNION ALL
+        SELECT indexrelid FROM pg_index WHERE indrelid = c.reltoastrelid
+    ) toast
+    WHERE w.rank IS NOT NULL
+)
+SELECT oid::regclass::text FROM toasted WHERE pg_relation_size(oid) > 0
+ORDER BY rank, pg_relation_size(oid) DESC
+"""
+
+
+def prewarm(db: Database) -> tuple[int, int, float]:
+    """pg_prewarm of every relation a search reads (they fit in shared buffers at 100,000
+    chunks): the relations, the pages loaded and the seconds it took."""
+    started = time.perf_counter()
+    with db.connection() as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        names = [r[0] for r in conn.execute(PREWARM_RELATIONS).fetchall()]
+        pages = sum(
+            conn.execute("SELECT pg_prewarm(%s::regclass)", (n,)).fetchone()[0] for n in names
+        )
+        conn.commit()
+    return len(names), pages, time.perf_counter() - started
+
+
+def empty_buffers(db: Database) -> None:
+    """Evict every page from shared buffers, as a restart of the server does (the kernel's
+    page cache keeps them: a restart, not a reboot)."""
+    with db.connection() as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_buffercache")
+        conn.execute("SELECT pg_buffercache_evict_all()")
+        conn.commit()
+
+
 def claims_of(args: argparse.Namespace) -> list[str]:
     claims = []
     with (args.eval / "ctkfacts" / "questions_dev.jsonl").open(encoding="utf-8") as f:
@@ -353,8 +413,11 @@ def cold(args: argparse.Namespace, mode: str) -> list[float]:
 def cold_child(args: argparse.Namespace) -> None:
     """A fresh process: every claim searched once, each candidate seen for the first time (the
     per-process sentence cache emptied before each search); the times printed as JSON. The
-    lemma dictionary is loaded first, as `rag serve` does at start."""
-    from rag.language.lemmas import load_dictionaries
+    lemma dictionaries and the spellings of questions typed without diacritics are loaded first,
+    as `rag serve` loads them at start (RAG_WARM_DICTIONARIES): on demand they cost the first
+    search that needs each of them seconds, four of 200 claims here."""
+    from rag.language.diacritics import DICTIONARY_LANGS, dictionary_spellings
+    from rag.language.lemmas import SUPPORTED_LANGS, load_dictionaries
 
     settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
     embedder = (
@@ -364,7 +427,9 @@ def cold_child(args: argparse.Namespace) -> None:
     with db.connection() as conn:
         oid = find_owner(conn, f"scale-{args.chunks}")
         conn.commit()
-    load_dictionaries(["cs"])
+    load_dictionaries(SUPPORTED_LANGS)
+    for lang in DICTIONARY_LANGS:
+        dictionary_spellings(lang)
     claims = claims_of(args)
     qvecs = embedder.embed(claims, kind="query")
     engine = Engine(db, settings, embedder, params=FilterParams.from_settings(settings))  # type: ignore[arg-type]
@@ -431,6 +496,12 @@ def main() -> None:
         "--modes",
         default="hybrid,fts,vector",
         help="what to measure; without vector the HNSW index need not exist (fts only)",
+    )
+    ap.add_argument(
+        "--cold-rounds",
+        type=int,
+        default=1,
+        help="rounds of the cold rows, with and without pg_prewarm",
     )
     ap.add_argument("--cold-child", default="", help=argparse.SUPPRESS)  # a mode: see cold()
     args = ap.parse_args()
@@ -576,8 +647,21 @@ def main() -> None:
     # cold: a fresh process that has judged nothing (every new worker, restart and scale-out),
     # each candidate seen for the first time; warm: this process, after one pass over the claims
     hybrid = {"hybrid", "vector"} <= modes
-    for mode in ("hybrid", "fts") if hybrid else ("fts",):
-        timings[f"{mode} cold (fresh process)"] = cold(args, mode)
+    # cold twice, shared buffers emptied before each (the server's start): as they are, and
+    # loaded by pg_prewarm (what a service could do at its start)
+    # (alternated --cold-rounds times, each row the times of every round)
+    for _ in range(args.cold_rounds):
+        for mode in ("hybrid", "fts") if hybrid else ("fts",):
+            for warmed in (False, True):
+                empty_buffers(db)
+                if warmed:
+                    relations, pages, seconds = prewarm(db)
+                    print(
+                        f"pg_prewarm: {pages * 8192 >> 20} MB of {relations} relations in "
+                        f"{seconds:.1f} s"
+                    )
+                name = "cold, pg_prewarm" if warmed else "cold (fresh process)"
+                timings.setdefault(f"{mode} {name}", []).extend(cold(args, mode))
     run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
     if hybrid:
         windows.update({"candidates": 0, "looked for": 0})

@@ -6,6 +6,7 @@ snowballstemmer 3.1 and Unidecode 1.4.
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -396,6 +397,20 @@ def test_unaccent_matches_unidecode_for_supported_letters() -> None:
     letters = "áčďéěíňóřšťúůýž" + "äĺľôŕ" + "ąćęłńśźż" + "äöüß" + "абвгдежзийклмнопрстуфхцчшщъыьэюя"
     for ch in letters + letters.upper():
         assert unaccent(ch) == unidecode(ch).lower(), ch
+
+
+def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
+    # a chunk's text is transliterated by a table filled from unidecode on first sight of each
+    # character; every block up to the astral planes, ё, a lone surrogate and unmapped points
+    rng = random.Random(25)
+    points = [*range(0x20, 0x3000, 7), *range(0xAC00, 0xAC40), 0x451, 0x401, 0x1F600, 0xF0000]
+    for _ in range(200):
+        text = "".join(chr(rng.choice(points)) for _ in range(rng.randint(65, 400)))
+        if rng.random() < 0.1:
+            text += "\ud800 konec"
+        plain = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        expected = unidecode(plain.replace("ё", "е").replace("Ё", "Е")).lower()
+        assert unaccent(text) == expected
 
 
 # --- stopwords --------------------------------------------------------------------------------

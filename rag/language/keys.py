@@ -110,9 +110,28 @@ def normalize(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def _unaccent_word(word: str) -> str:
-    return unidecode(_scrub_surrogates(word).translate(_YO)).lower()
+class _Transliteration(dict[int, str]):
+    """unidecode's replacement of each character (ё read as е), looked up on first sight.
+
+    unidecode replaces a text character by character, in Python: 0.35 ms for a chunk of 620
+    characters, which a search paid for each of its ~90 candidates (judge's family bound).
+    ``str.translate`` with these replacements gives the same text in C, in 0.08 ms.
+    """
+
+    def __missing__(self, codepoint: int) -> str:
+        out = unidecode(chr(codepoint).translate(_YO))
+        self[codepoint] = out
+        return out
+
+
+_TRANSLITERATION = _Transliteration()
+
+
+def _transliterate(s: str) -> str:
+    return _scrub_surrogates(s).translate(_TRANSLITERATION).lower()
+
+
+_unaccent_word = lru_cache(maxsize=_CACHE_SIZE)(_transliterate)
 
 
 def unaccent(s: str) -> str:
@@ -121,7 +140,7 @@ def unaccent(s: str) -> str:
         return s.lower()
     if len(s) <= _MAX_WORD:
         return _unaccent_word(s)
-    return unidecode(_scrub_surrogates(s).translate(_YO)).lower()
+    return _transliterate(s)
 
 
 def _body(s: str) -> str:

@@ -208,6 +208,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     idf_total = sum(idf(df, n) for _, _, df, _, _ in words)
     known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
     related = frozenset(k for _, keys, _, _, _ in words for k in keys if k[0] == "f")
+    roots = [(k, unaccent(k[2:])) for k in related]
     needs = None
     if params.answer_window > 0:
         needs = question_needs(
@@ -235,8 +236,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             # the chunk's keys bound its windows': a family the chunk may hold counts as held
             # (a family's root is written in a chunk that holds one of its words)
             # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste)
-            plain = unaccent(c.text.lower())
-            kin = {k for k in related if unaccent(k[2:]) in plain} if needs is not None else set()
+            kin: set[str] = set()
+            if roots and needs is not None:
+                plain = unaccent(c.text.lower())
+                kin = {k for k, root in roots if root in plain}
             bound = matched | kin
             evidence = [
                 _word_evidence(bound, surface, keys, df, rare, weight, params)
