@@ -723,7 +723,7 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
         [10],
     )
     out = tmp_path / "deep" / "curve.png"
-    plot(s, 1, 0.1, out, "hand-made")
+    plot(s, 1, 0.1, out, "hand-made", held=[(0.1, 0.4), (0.3, 0.6)])
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
 

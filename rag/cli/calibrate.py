@@ -298,7 +298,12 @@ def calibrate(
         default,
         {**head, **({"relations": relations} if relations else {}), **kept},
     )
-    plots = _plots(fits, plot, evalset.label, model_id, max_false_answer, cal.plot, slug)
+    held_points = [
+        (f.false_answer_rate or 0.0, f.answer_recall or 0.0) for f in held_front.values()
+    ]
+    plots = _plots(
+        fits, plot, evalset.label, model_id, max_false_answer, cal.plot, slug, held_points
+    )
     if as_json:
         main = fits.get(SAME) or next(iter(fits.values()))
         echo_json(
@@ -370,6 +375,7 @@ def _plots(
     ceiling: float,
     draw: Any,
     slug: Any,
+    held: list[tuple[float, float]],
 ) -> list[str]:
     """One trade-off plot per fitted relation: ``plot`` for the first, ``<stem>-<name>`` next."""
     if not plot:
@@ -383,6 +389,7 @@ def _plots(
             ceiling,
             path,
             f"{label} ({name}), {model_id}: {len(f.sweep)} settings",
+            held if n == 0 else (),  # the same-language fit comes first
         )
         out.append(str(path))
     return out

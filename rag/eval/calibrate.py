@@ -432,8 +432,17 @@ def distance_curve(s: Sweep, i: int) -> list[int]:
     return [block * len(s.distances) + d for d in np.argsort(s.distances, kind="stable")]
 
 
-def plot(s: Sweep, chosen: int, ceiling: float, path: Path, title: str) -> None:
-    """Draw false answers vs answer recall: the frontier, the distance curve, the chosen point."""
+def plot(
+    s: Sweep,
+    chosen: int,
+    ceiling: float,
+    path: Path,
+    title: str,
+    held: Sequence[tuple[float, float]] = (),
+) -> None:
+    """Draw false answers vs answer recall: the frontier, the distance curve, the chosen point;
+    with ``held`` ((false-answer rate, recall) of each frontier setting on held-out sets), what
+    the frontier's settings do on questions that played no part in choosing them."""
     try:
         # matplotlib is optional (the plot extra) and slow to import; only --plot pays for it.
         import matplotlib
@@ -450,6 +459,16 @@ def plot(s: Sweep, chosen: int, ceiling: float, path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 5), dpi=110)
     fx, fy = xy(frontier(s))
     ax.step(fx, fy, where="post", color="tab:blue", label="best recall at each false-answer rate")
+    if held:
+        ax.plot(
+            [h[0] for h in held],
+            [h[1] for h in held],
+            "s--",
+            color="tab:orange",
+            ms=4,
+            lw=1,
+            label="the frontier's settings on the held-out sets",
+        )
     cx, cy = xy(distance_curve(s, chosen))
     ax.plot(
         cx,
