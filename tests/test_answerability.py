@@ -466,6 +466,16 @@ def test_a_focus_word_in_the_documents_title_counts_in_the_verdict() -> None:
     assert [f["matched_by"] for f in a.focus] == ["lemma", "title"]
 
 
+def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not() -> None:
+    # "rezervace" unknown to the corpus: no prefix match, only its first six letters
+    needs = _needs("Kde se dělá rezervace zasedačky?", "cs", absent=("rezervace",))
+    a = assess("Zasedačku si rezervujete v kalendáři. Káva je v kuchyňce.", "cs", needs, 1, False)
+    assert [f["matched_by"] for f in a.focus] == ["derived", "stem"] and a.answers
+    text = "Zasedačku si objednáte v kalendáři. Rezervujete kávu v kuchyňce."
+    a = assess(text, "cs", needs, 1, False)
+    assert [f["matched_by"] for f in a.focus] == [None, "stem"] and a.reason == "focus"
+
+
 # Numeral compounds: a number and a word part are a number, not a code (cs, de, en, ru).
 @pytest.mark.parametrize(
     ("surface", "numbers", "decade", "duration"),

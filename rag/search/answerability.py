@@ -431,18 +431,20 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
 
 
 def _focus_matched(
-    need: Need, found: frozenset[str], forms: frozenset[str] = frozenset()
+    need: Need, found: frozenset[str], beginnings: frozenset[str] = frozenset()
 ) -> str | None:
     """A focus word matches by lemma or stem; if the corpus knows it, by its 4-letter prefix
     ("otevřený" ~ "otevírací"); and any word by a shared beginning of 6+ letters, a derivation
     the lemmatizer does not join ("rezervace" ~ "rezervujete", "třebíčský" ~ "Třebíči"). Four
-    letters are too few for a word the corpus lacks ("kolibřík" ~ "kolik")."""
+    letters are too few for a word the corpus lacks ("kolibřík" ~ "kolik"). ``beginnings``: the
+    window's words' first _DERIVED letters (Sentence.beginnings), a set lookup where comparing
+    the stem with every word of the window cost a scan per focus word."""
     by = _matched(need, found)
     if by is None and need.df > 0 and any(k in found for k in need.prefixes):
         return "prefix"
     if by is None and len(need.form) >= _DERIVED:
         stem = need.form[:_DERIVED]
-        if any(f.startswith(stem) for f in forms):
+        if stem in beginnings:
             return "derived"
     if by is None and any(k in found for k in need.related):
         return "family"
@@ -642,10 +644,10 @@ def assess(
     # The verdict reads focus words as the window ranking does: a derivation in the window
     # ("rezervace" ~ "rezervujete") or the word in the document's title ("terminálu" of "Ruční
     # skladový terminál SOVA T3" over the paragraph on its battery).
-    forms = frozenset().union(*(s.forms for s in sents[i : j + 1]))
+    beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
     for f, mask in zip(needs.focus, plan.focus, strict=True):
-        by = _focus_matched(f, found, forms)
+        by = _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})

@@ -44,7 +44,6 @@ its 4-character prefix earns ``prefix_credit`` (never a word absent from the cor
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -59,6 +58,7 @@ from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
 from rag.search.pull import PULL_OFF
 from rag.search.retrieve import Candidate, Retrieval
+from rag.search.word_evidence import QuestionWords, Word, WordEvidence, idf
 from rag.settings import Settings
 
 
@@ -117,16 +117,6 @@ PARAPHRASE_MARGIN = 0.01
 
 
 @dataclass
-class WordEvidence:
-    word: str
-    df: int
-    rare: bool
-    weight: float
-    credit: float  # 1 lemma/stem match, prefix_credit prefix-only, 0 absent from candidate
-    matched_by: str | None  # "lemma" | "stem" | "prefix" | None
-
-
-@dataclass
 class Judgement:
     """Why a candidate passed or not."""
 
@@ -171,11 +161,6 @@ class Judgement:
         }
 
 
-def idf(df: int, n: int) -> float:
-    """BM25 idf; a word absent from the corpus (df 0) gets the largest value."""
-    return math.log(1 + (n - df + 0.5) / (df + 0.5))
-
-
 def word_df(keys: tuple[str, ...] | list[str], key_df: dict[str, int]) -> int:
     """A word's document frequency: its most frequent lemma or stem key (prefixes excluded)."""
     return max((key_df.get(k, 0) for k in keys if k[0] in "ls"), default=0)
@@ -203,11 +188,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
         # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word
         keys += families(w.surface, retrieval.query.lang)
-        words.append((w.surface, keys, df, df <= rare_limit, weight))
-    total = sum(weight for *_, weight in words)
-    idf_total = sum(idf(df, n) for _, _, df, _, _ in words)
-    known = sum(1 for _, _, df, _, _ in words if df > 0) / len(words) if words else 0.0
-    related = frozenset(k for _, keys, _, _, _ in words for k in keys if k[0] == "f")
+        words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight))
+    known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
+    related = frozenset(k for w in words for k in w.keys if k[0] == "f")
+    weighed = QuestionWords(words, n, params.prefix_credit)
     roots = [(k, unaccent(k[2:])) for k in related]
     needs = None
     if params.answer_window > 0:
@@ -229,23 +213,21 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     for c in retrieval.candidates:
         answer = None
         held = None
-        matched = set(c.matched_keys)
+        matched = frozenset(c.matched_keys)
         margin = None if c.distance is None or best is None else c.distance - best
         near = c.distance is not None and margin is not None and margin <= params.vector_margin
         if bounded:
             # the chunk's keys bound its windows': a family the chunk may hold counts as held
             # (a family's root is written in a chunk that holds one of its words)
-            # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste)
-            kin: set[str] = set()
-            if roots and needs is not None:
+            # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste);
+            # only the families of words the chunk's keys leave unmatched can add anything
+            ranks = weighed.ranks(matched)
+            if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
                 plain = unaccent(c.text.lower())
-                kin = {k for k, root in roots if root in plain}
-            bound = matched | kin
-            evidence = [
-                _word_evidence(bound, surface, keys, df, rare, weight, params)
-                for surface, keys, df, rare, weight in words
-            ]
-            coverage, support = _shares(evidence, total, idf_total, n)
+                kin = {k for k, root in roots if k in wanted and root in plain}
+                if kin:
+                    ranks = weighed.ranks(matched | kin)
+            evidence, coverage, support = weighed.evidence(ranks=ranks)
             if not _admissible(c, c.distance, near, known, coverage, support, params):
                 judgements.append(
                     Judgement(
@@ -264,12 +246,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         if needs is not None:
             answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
-            matched = _window_matched(c, answer)
-        evidence = [
-            _word_evidence(matched, surface, keys, df, rare, weight, params)
-            for surface, keys, df, rare, weight in words
-        ]
-        coverage, support = _shares(evidence, total, idf_total, n)
+            matched = _window_matched(c, answer, related)
+        evidence, coverage, support = weighed.evidence(matched)
         if params.anchor_support:
             held, answer = _anchored(c, answer, needs, params, anchors, kind)
             support = held.share if held.typed else 0.0
@@ -343,12 +321,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             c: Candidate, answer: Answerability
         ) -> tuple[list[WordEvidence], float, float]:
             """A skipped candidate's word evidence counted in its window, as above."""
-            matched = _window_matched(c, answer)
-            evidence = [
-                _word_evidence(matched, surface, keys, df, rare, weight, params)
-                for surface, keys, df, rare, weight in words
-            ]
-            return (evidence, *_shares(evidence, total, idf_total, n))
+            return weighed.evidence(_window_matched(c, answer, related))
 
         _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
@@ -468,11 +441,10 @@ def _by_document(
         judgements[i] = replace(j, passed=True, rule="document") if j.answer.answers else j
 
 
-def _window_matched(c: Candidate, answer: Answerability) -> set[str]:
+def _window_matched(c: Candidate, answer: Answerability, related: frozenset[str]) -> frozenset[str]:
     """The question's keys a candidate's window holds: the keys full text matched in the chunk
-    that the window has, and the window's family keys."""
-    found = answer.window_keys
-    return (set(c.matched_keys) & found) | {k for k in found if k[0] == "f"}
+    that the window has, and the question's family keys (``related``) the window has."""
+    return answer.window_keys & related.union(c.matched_keys)
 
 
 def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
@@ -487,16 +459,6 @@ def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answera
         c.title,
         c.sentences(),
     )
-
-
-def _shares(
-    evidence: list[WordEvidence], total: float, idf_total: float, n: int
-) -> tuple[float, float]:
-    """Coverage (the rare words' weighted share) and support (every word's idf-weighted share)."""
-    covered = sum(e.weight * e.credit for e in evidence if e.rare)
-    coverage = covered / total if total > 0 else 0.0
-    support = sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
-    return coverage, support
 
 
 def agreed(c: Candidate) -> bool:
@@ -539,29 +501,3 @@ def _answer_type(retrieval: Retrieval) -> AnswerType | None:
     q = retrieval.query
     lemmas = [k[2:] for w in q.all_words for k in w.keys if k[0] == "l"]
     return answer_type((w.form for w in q.all_words), lemmas, q.lang)
-
-
-def _word_evidence(
-    matched: set[str],
-    surface: str,
-    keys: list[str],
-    df: int,
-    rare: bool,
-    weight: float,
-    params: FilterParams,
-) -> WordEvidence:
-    by = None
-    if any(k in matched for k in keys if k[0] == "l"):
-        by = "lemma"
-    elif any(k in matched for k in keys if k[0] == "s"):
-        by = "stem"
-    elif df > 0 and any(k in matched for k in keys if k[0] == "p"):
-        # A word the corpus does not contain cannot be "almost" in a chunk: its prefix twin
-        # ("vydělává" ~ "výdejní") is a different word.
-        by = "prefix"
-    elif any(k in matched for k in keys if k[0] == "f"):
-        # another word of its family ("žádost" for "zažádám"), whatever the corpus counts of
-        # the word itself: the family is what the passage says it in
-        by = "family"
-    credit = 0.0 if by is None else (params.prefix_credit if by in ("prefix", "family") else 1.0)
-    return WordEvidence(surface, df, rare, weight, credit, by)
