@@ -172,6 +172,11 @@ def test_a_path_cannot_forge_a_log_line_nor_drive_a_terminal(service: LiveServer
     try:
         path = "/v1/x%0A" + forged.replace(" ", "%20") + "%0D%1B%5B2J%C2%9B%7F%E2%80%A8"
         assert service.client.get(path, headers={"X-Request-ID": "forge-1"}).status_code == 404
+        # the server writes its access line (the only one with the request id) after the
+        # response has gone: wait for it
+        deadline = time.monotonic() + 10
+        while "forge-1" not in stream.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.02)
     finally:
         root.removeHandler(handler)
         root.setLevel(level)
