@@ -404,7 +404,6 @@ def held_out(s: Sweep, ceiling: float, floor: float = 0.0) -> HeldOut:
     training part falls back to the setting with the fewest false answers there."""
     n = len(s.answerable)
     result = HeldOut()
-    pooled = result.pooled
     for k in range(n):
         train = [f for f in range(n) if f != k]
         i = select(s, ceiling, train, floor)
@@ -412,8 +411,7 @@ def held_out(s: Sweep, ceiling: float, floor: float = 0.0) -> HeldOut:
         if i is None:
             i = least_false(s, train)
         test = s.figures(i, [k])
-        for name in ("answerable", "no_answer", "recalled", "refused", "false_answers"):
-            setattr(pooled, name, getattr(pooled, name) + getattr(test, name))
+        result.pooled += test
         result.folds.append(
             {
                 "fold": k,

@@ -36,19 +36,7 @@ class HeldOutSet:
 
 def pooled(figures: Sequence[Figures]) -> Figures:
     """The counts of several sets added up."""
-    out = Figures()
-    for f in figures:
-        for name in (
-            "answerable",
-            "no_answer",
-            "recalled",
-            "refused",
-            "false_answers",
-            "related",
-            "related_no_answer",
-        ):
-            setattr(out, name, getattr(out, name) + getattr(f, name))
-    return out
+    return sum(figures, Figures())
 
 
 def with_same(thresholds: Thresholds, params: FilterParams) -> Thresholds:

@@ -18,7 +18,7 @@ the figures above mean what they meant before it existed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rag.answer.engine import Engine, Hit
@@ -220,6 +220,10 @@ class Figures:
             related,
             outcomes.count("related") - related,
         )
+
+    def __add__(self, other: Figures) -> Figures:
+        """The counts of two sets of cases together (folds, held-out sets)."""
+        return Figures(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     def as_dict(self) -> dict[str, Any]:
         return {
