@@ -63,6 +63,15 @@ def log_lines() -> Iterator[io.StringIO]:
     root.setLevel(level)
 
 
+def wait_for_access_line(stream: io.StringIO, request_id: str, timeout: float = 10.0) -> None:
+    """The server writes its access line after the response has gone: wait until it is there."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any("rag.access" in x and request_id in x for x in stream.getvalue().splitlines()):
+            return
+        time.sleep(0.02)
+
+
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """Every sample of a Prometheus text exposition, by name and sorted labels."""
     out = {}
@@ -151,6 +160,7 @@ def test_a_clients_request_id_comes_back_and_is_in_the_log_line(
     rid = "client-42.abc"
     r = service.client.post("/v1/ask", json={"question": QUESTION}, headers={"X-Request-ID": rid})
     assert r.status_code == 200 and r.headers["x-request-id"] == rid
+    wait_for_access_line(log_lines, rid)
     lines = [json.loads(line) for line in log_lines.getvalue().splitlines()]
     access = [x for x in lines if x["logger"] == "rag.access" and x["request_id"] == rid]
     assert len(access) == 1, lines
@@ -172,11 +182,7 @@ def test_a_path_cannot_forge_a_log_line_nor_drive_a_terminal(service: LiveServer
     try:
         path = "/v1/x%0A" + forged.replace(" ", "%20") + "%0D%1B%5B2J%C2%9B%7F%E2%80%A8"
         assert service.client.get(path, headers={"X-Request-ID": "forge-1"}).status_code == 404
-        # the server writes its access line (the only one with the request id) after the
-        # response has gone: wait for it
-        deadline = time.monotonic() + 10
-        while "forge-1" not in stream.getvalue() and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for_access_line(stream, "forge-1")
     finally:
         root.removeHandler(handler)
         root.setLevel(level)
