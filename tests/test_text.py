@@ -258,6 +258,30 @@ def test_possessive_chunk_reaches_question_about_the_name() -> None:
     assert "l:dvorak" in set(chunk_keys("Dvořákovi", "cs").keys) & question_keys("Kdo je Dvořák?")
 
 
+@pytest.mark.parametrize("form", ["Kučerová", "Kučerové", "Kučerovou", "paní Kučerovou"])
+def test_a_womans_surname_shares_no_full_weight_key_with_the_mans(form: str) -> None:
+    # simplemma gives "Kučerová" the man's lemma and Snowball the man's stem: two people
+    woman = set(chunk_keys(form, "cs").keys)
+    assert "l:kucerova" in woman
+    assert full_weight(woman & question_keys("Kdo je Petr Kučera?")) == set()
+    assert (
+        full_weight(set(chunk_keys("Petr Kučera", "cs").keys) & question_keys(f"Kdo je {form}?"))
+        == set()
+    )
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question"),
+    [
+        ("Objednávky se posílají paní Dvořákové.", "Co vyřizuje paní Dvořáková?"),
+        ("Dvořákové přijeli včera.", "Kdy přijel Dvořák?"),  # the plural keeps the man's name
+        ("Italové vyhráli.", "Kdo je Ital?"),
+    ],
+)
+def test_an_ove_form_reaches_both_readings(chunk: str, question: str) -> None:
+    assert full_weight(set(chunk_keys(chunk, "cs").keys) & question_keys(question))
+
+
 def test_mixed_language_text() -> None:
     chunk = "Schůzku s firmou Siemens jsme měli v Москве, the notes are in English."
     keys = chunk_keys(chunk, "cs")

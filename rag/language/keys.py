@@ -221,6 +221,10 @@ def _word(surface: str, lang: str, question: bool) -> Token | None:
     else:
         lemmas = _lemma_bodies(surface, lang, question) or (form,)
         stem = _stem(surface, lang) or lemmas[0]
+        if lang == "cs" and surface[:1].isupper() and lemmas[0].endswith("ova") and len(form) > 5:
+            # a feminine surname (rag.language.lemmas): the stemmer would leave the man's name
+            # ("kucer" of Kučerová and Kučera); its stem keeps the "-ov-" that tells them apart
+            stem = lemmas[0][:-1]
     prefix = form[:PREFIX_LEN] if len(form) >= PREFIX_LEN and not stop else None
     return Token(surface, form, lemmas, stem, prefix, stop)
 

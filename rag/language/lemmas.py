@@ -10,6 +10,9 @@ Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real
   lower case ("lidé" -> "člověk"); not in German, where nouns are capitalized ("Haus" stays).
 - A Czech possessive lemma ("Dvořákovi" -> "Dvořákův") also yields its owner, found by
   lemmatizing the genitive ("Dvořáka" -> "Dvořák", "Karla" -> "Karel").
+- A Czech feminine surname is its own lemma ("Kučerová", "Kučerovou" -> "Kučerová"), never the
+  man's ("Kučera"), which simplemma gives for some: they name two people. A form in "-ové" that
+  the dictionary reads as a plural ("Dvořákové" -> "Dvořák") also gets the woman's name.
 - Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
   lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
   capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
@@ -137,6 +140,25 @@ def dictionary_words(lang: str) -> Mapping[str, Any] | None:
         return None
 
 
+# The case forms of a Czech feminine surname (Kučerová, Kučerové, Kučerovou): an adjective's
+# endings after the suffix "-ov-".
+_FEMININE_SURNAME = ("ová", "ové", "ovou")
+
+
+def _feminine_surname(word: str, lemma: str) -> bool:
+    """Whether a capitalized Czech word is a feminine surname the dictionary took for the man's
+    name or left inflected ("Kučerová" -> "Kučera", "Kučerovou" -> "Kučerov"): a woman's surname
+    names another person than the man's, so it is a lemma of its own, "Kučerová". An adjective
+    in "-ový" at a sentence's start ("Nová", "Cenové") keeps its lemma, and so does a plural in
+    "-ové" the dictionary knows as one ("Italové", "Členové", "Dvořákové": Ital, člen, Dvořák),
+    which gets the woman's name as a second lemma (lemma_candidates)."""
+    low = lemma.casefold()
+    if low.endswith(("ová", "ový", "ý")):
+        return False
+    plural_of = word.endswith("ové") and low != word.casefold()
+    return not (plural_of and low.startswith(word[:-3].casefold()))
+
+
 def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
     """The lemmas of a word: its own first, then a possessive's owner or a proper noun."""
     word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
@@ -149,7 +171,14 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
         lower = _lemmatize(word.lower(), lang)
         if lower.casefold() != word.casefold():
             lemma = lower
+    feminine = None
+    if lang == "cs" and word[:1].isupper() and len(word) > 5 and word.endswith(_FEMININE_SURNAME):
+        feminine = word[: word.rfind("ov")] + "ová"
+        if _feminine_surname(word, lemma):
+            lemma, feminine = feminine, None
     found = [lemma]
+    if feminine is not None and word.endswith("ové") and not lemma.casefold().endswith("ý"):
+        found.append(feminine)  # "Dvořákové": the Dvořáks, or Mrs Dvořáková's dative
     if lang == "cs" and lemma[:1].isupper() and lemma.endswith("ův") and len(lemma) > 4:
         found.append(_czech_owner(lemma))
     if question and word.islower():
@@ -157,3 +186,27 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
         if proper[:1].isupper() and proper.casefold() != word.casefold():
             found.append(proper)
     return found
+
+
+# A Czech noun's case endings after its lemma (fotoaparát: fotoaparátu, fotoaparátem), which no
+# infinitive takes: the dictionary lists them as forms of a noun only.
+_NOUN_ENDINGS: dict[str, tuple[str, ...]] = {"cs": ("u", "em", "ech", "ům", "ů", "ovi", "y")}
+
+
+def nominal_lemma(surface: str, lang: str) -> bool:
+    """Whether a word whose unaccented lemma ends like an infinitive is a noun or an adjective by
+    the dictionary: its lemma ends in a long "-í" (the soft adjectives "čerpací", "klesající";
+    the infinitives "říci", "moci" end in a short one), or the dictionary declines the lemma as a
+    noun ("plat", "fotoaparát", "předmět"; "počet" with its mobile e: "počtu"). Czech only: other
+    languages keep the guess by ending."""
+    endings = _NOUN_ENDINGS.get(lang)
+    words = dictionary_words(lang) if endings else None
+    if endings is None or words is None:
+        return False
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    if lemma.endswith("í"):
+        return True
+    stems = [lemma]
+    if len(lemma) > 3 and lemma[-2] == "e":
+        stems.append(lemma[:-2] + lemma[-1])  # počet / počtu, rozpočet / rozpočtu
+    return any(words.get(stem + e) == lemma for stem in stems for e in endings)

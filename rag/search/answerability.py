@@ -57,6 +57,7 @@ from rag.language.answer_types import (
 )
 from rag.language.derivation import families, finite_verb
 from rag.language.keys import Token, analyze, has_digit, search_keys
+from rag.language.lemmas import nominal_lemma
 from rag.language.names import name_key
 from rag.language.question_classes import definitional, is_contact_word
 from rag.language.question_keys import QueryKeys, QueryWord
@@ -66,7 +67,8 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-ANALYSIS_VERSION = 4  # 4: word families with a plain final consonant and "-ka" action nouns
+# 5: feminine surnames their own lemma; 4: word families with a plain final consonant, "-ka" nouns
+ANALYSIS_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,9 +329,10 @@ def question_needs(
         elif contact and is_contact_word(word_lemmas, w.form, lang):
             continue  # "telefonní číslo" names the answer's kind, as "jak dlouho" does
         elif not is_frame(word_lemmas, w.form, lang):
-            verb = any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1]) or finite_verb(
-                w.surface, lang
-            )
+            verb = (
+                any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
+                and not nominal_lemma(w.surface, lang)
+            ) or finite_verb(w.surface, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
             need = Need(
