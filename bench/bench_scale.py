@@ -509,8 +509,10 @@ def main() -> None:
         cold_child(args)
         return
 
-    # two connections from the start: a hybrid search runs its vector list on the idle one
-    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
+    # two connections from the start: a hybrid search runs its vector list on the idle one; no
+    # statement timeout, since the load's statements (key_top rebuild, index builds, the
+    # analyses' UPDATEs) run for minutes at these sizes, as `rag`'s own bulk paths exempt theirs
+    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2, statement_timeout=0)
     embedder = SentenceSumEmbedder(settings)
     db = Database(settings)
     owner = f"scale-{args.chunks}"

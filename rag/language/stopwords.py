@@ -7,7 +7,10 @@ Lists are written as spelled (lower case, with diacritics) and compared after ``
 (see ``rag.language.keys``), so "Kdo", "KDO" and "kdo" or "jaký" and "jaky" are all the same stopword.
 Because the comparison ignores diacritics, a word whose unaccented form is a common content
 word is left out on purpose: Czech "být" (unaccented "byt", a flat), "tom" (also the name Tom),
-English "may" (the month). Every case form of the interrogative pronouns is listed, because the
+the particles "spíš" (spis, a file), "právě" (pravé, right), "stále" (stálé, permanent), "pořád"
+(porad, of meetings) and "ovšem" (ovsem, with oats), English "may" (the month). Czech lists its
+particles of degree, frequency and attitude ("aspoň", "jenom", "asi", "prý", "téměř"): they say
+how the question is meant, never what a passage is about. Every case form of the interrogative pronouns is listed, because the
 lemmatizer is not consulted here: a lemma-based check would inherit its mistakes. Czech lists the
 spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
 
@@ -43,6 +46,8 @@ můj moje mého mému mém mým mou moji mých mými tvůj tvoje tvého naše na
 vaše vašeho vašemu vašem vaším
 teď nyní hned pak potom nejdřív nejdříve vůbec nějak někdy
 mám máš máme máte můžu můžeš můžeme můžete mohu
+aspoň alespoň jenom pouze až asi prý snad hlavně zejména třeba dokonce zrovna zase opět vždy
+vždycky tedy totiž vlastně skoro téměř zhruba přibližně
 """
 
 _SK = """
