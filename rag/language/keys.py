@@ -40,6 +40,7 @@ from rag.errors import InputError
 from rag.language.lemmas import (
     LEMMA_LANGS,
     SUPPORTED_LANGS,
+    feminine_form,
     lemma_candidates,
     load_dictionaries,
     snowball_stem,
@@ -221,7 +222,8 @@ def _word(surface: str, lang: str, question: bool) -> Token | None:
     else:
         lemmas = _lemma_bodies(surface, lang, question) or (form,)
         stem = _stem(surface, lang) or lemmas[0]
-        if lang == "cs" and surface[:1].isupper() and lemmas[0].endswith("ova") and len(form) > 5:
+        woman = feminine_form(surface) if lang == "cs" else None
+        if woman is not None and lemmas[0] == _body(woman):
             # a feminine surname (rag.language.lemmas): the stemmer would leave the man's name
             # ("kucer" of Kučerová and Kučera); its stem keeps the "-ov-" that tells them apart
             stem = lemmas[0][:-1]

@@ -145,6 +145,15 @@ def dictionary_words(lang: str) -> Mapping[str, Any] | None:
 _FEMININE_SURNAME = ("ová", "ové", "ovou")
 
 
+def feminine_form(word: str) -> str | None:
+    """The woman's surname a capitalized Czech word in "-ová", "-ové", "-ovou" would be
+    ("Kučerovou" -> "Kučerová"), or None; whether it is one, the dictionary decides
+    (lemma_candidates)."""
+    if word[:1].isupper() and len(word) > 5 and word.endswith(_FEMININE_SURNAME):
+        return word[: word.rfind("ov")] + "ová"
+    return None
+
+
 def _feminine_surname(word: str, lemma: str) -> bool:
     """Whether a capitalized Czech word is a feminine surname the dictionary took for the man's
     name or left inflected ("Kučerová" -> "Kučera", "Kučerovou" -> "Kučerov"): a woman's surname
@@ -171,9 +180,8 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
         lower = _lemmatize(word.lower(), lang)
         if lower.casefold() != word.casefold():
             lemma = lower
-    feminine = None
-    if lang == "cs" and word[:1].isupper() and len(word) > 5 and word.endswith(_FEMININE_SURNAME):
-        feminine = word[: word.rfind("ov")] + "ová"
+    feminine = feminine_form(word) if lang == "cs" else None
+    if feminine is not None:
         if _feminine_surname(word, lemma):
             lemma, feminine = feminine, None
     found = [lemma]
