@@ -99,6 +99,7 @@ SETTINGS_DOC: dict[str, str] = {
     "host": "address rag serve listens on",
     "port": "port rag serve listens on",
     "allow_open": "serve on a non-loopback address without API keys",
+    "header_timeout": "seconds a client may take to send a request's line and headers before a 408 closes the connection",
     "metrics": "serve Prometheus metrics at GET /metrics (not behind the API key); off: no route",
     "log_format": "log lines as text or json (one object per line, with the request id)",
     "log_text": "debug only: put question and document text into log lines (default: lengths)",
@@ -192,6 +193,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     allow_open: bool = False
+    header_timeout: float = 10.0
     metrics: bool = True
     log_format: str = "text"
     log_text: bool = False
@@ -213,6 +215,8 @@ class Settings:
             raise ConfigError(
                 f"Unsupported embed_precision: {self.embed_precision} (choose from fp32, int8)"
             )
+        if not self.header_timeout > 0:
+            raise ConfigError(f"header_timeout must be above 0, not {self.header_timeout}")
         if self.log_format not in ("text", "json"):
             raise ConfigError(f"Unsupported log_format: {self.log_format} (choose from text, json)")
         if self.rerank not in ("none", "cross-encoder"):

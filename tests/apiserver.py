@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 
 from rag.api.app import create_app
+from rag.api.http_protocol import head_timeout_protocol
 from rag.api.observability import H11_HEAD_BYTES
 from rag.api.problems import PROBLEM_BASE
 from rag.api.services import Services
@@ -44,7 +45,7 @@ def api_settings(url: str, data_dir: Path, **changes: Any) -> Settings:
 class LiveServer:
     """An app served by uvicorn on 127.0.0.1 with a random port."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, header_timeout: float = 10.0) -> None:
         self.app = app
         config = uvicorn.Config(
             app,
@@ -53,6 +54,7 @@ class LiveServer:
             log_level="warning",
             lifespan="on",
             h11_max_incomplete_event_size=H11_HEAD_BYTES,  # as rag serve has it
+            http=head_timeout_protocol(header_timeout),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="test-uvicorn", daemon=True)
@@ -69,7 +71,7 @@ class LiveServer:
 
     @classmethod
     def start(cls, settings: Settings, **kwargs: Any) -> LiveServer:
-        return cls(create_app(settings, **kwargs))
+        return cls(create_app(settings, **kwargs), header_timeout=settings.header_timeout)
 
     @property
     def services(self) -> Services:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import socket
 import time
 import urllib.parse
 import zipfile
@@ -560,3 +561,62 @@ def test_64_kib_of_headers_is_431(hard: LiveServer) -> None:
     problem = assert_problem(r, 431, "headers-too-large")
     assert "the limit is 16384" in problem["detail"], problem
     assert hard.client.get("/healthz", headers={"Cookie": "a" * 8192}).status_code == 200
+
+
+def _read_all(sock: socket.socket, limit: float) -> bytes:
+    """What the server sends until it closes the connection or ``limit`` seconds pass."""
+    sock.settimeout(limit)
+    got = b""
+    try:
+        while chunk := sock.recv(4096):
+            got += chunk
+    except TimeoutError:
+        pass
+    return got
+
+
+def test_a_head_sent_a_byte_at_a_time_is_cut_with_408(
+    server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    url = new_database(server_url, "rag_head_timeout")
+    settings = api_settings(url, tmp_path_factory.mktemp("slow"), header_timeout=1.0)
+    server = LiveServer.start(settings)
+    try:
+        host, port = server.url.removeprefix("http://").split(":")
+        # a slow client: the request line, then one header byte every 0.2 s, never the blank line
+        with socket.create_connection((host, int(port))) as sock:
+            started = time.monotonic()
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            closed = False
+            for byte in b"X-Slow: " + b"a" * 40:
+                try:
+                    sock.sendall(bytes([byte]))
+                except OSError:
+                    closed = True
+                    break
+                time.sleep(0.2)
+            got = _read_all(sock, 5.0)
+            waited = time.monotonic() - started
+        assert got.startswith(b"HTTP/1.1 408 "), (got[:200], closed)
+        body = json.loads(got.split(b"\r\n\r\n", 1)[1])
+        assert body["kind"] == "request-timeout", body
+        assert waited < 5, f"cut after {waited:.1f} s, the limit is 1 s"
+        # a connection that sends nothing at all is cut too
+        with socket.create_connection((host, int(port))) as sock:
+            assert _read_all(sock, 5.0).startswith(b"HTTP/1.1 408 ")
+        # a keep-alive connection: the deadline runs for each head afresh, not since the connect
+        with socket.create_connection((host, int(port))) as sock:
+            for _ in range(3):
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                sock.settimeout(5)
+                got = b""
+                while not got.endswith(b'{"status":"ok"}'):
+                    chunk = sock.recv(65536)
+                    assert chunk, f"closed after {got!r}"
+                    got += chunk
+                assert got.startswith(b"HTTP/1.1 200 "), got
+                time.sleep(0.6)
+        # and a request whose head came in time is served, however slowly it is answered
+        assert server.client.get("/healthz").status_code == 200
+    finally:
+        server.close()

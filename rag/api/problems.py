@@ -21,6 +21,8 @@ bad-request             400     a body that is not JSON or not multipart as anno
 unauthorized            401     no, an unknown or a revoked API key (``WWW-Authenticate``)
 not-found               404     no such document, key or route
 method-not-allowed      405     the route exists, the method does not
+request-timeout         408     a request's line and headers not sent within
+                                ``header_timeout`` (rag.api.http_protocol); the connection closes
 headers-too-large       431     request headers over 16 KiB in all (rag.api.observability)
 database-unavailable    503     PostgreSQL down or every pooled connection busy (``Retry-After``)
 retrieval               503     both retrievers failed for one question (``Retry-After``)
@@ -82,6 +84,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     Unauthorized.kind: (401, "A valid API key is required"),
     NotFound.kind: (404, "Not found"),
     "method-not-allowed": (405, "Method not allowed"),
+    "request-timeout": (408, "The request came too slowly"),
     "headers-too-large": (431, "Request header fields too large"),
     DatabaseUnavailable.kind: (503, "The database is unavailable"),
     RetrievalError.kind: (503, "Retrieval failed"),

@@ -82,6 +82,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
 
     from rag.api.app import create_app
     from rag.api.auth import keys_required
+    from rag.api.http_protocol import head_timeout_protocol
     from rag.api.observability import H11_HEAD_BYTES
 
     settings = app.settings.replace(
@@ -107,6 +108,7 @@ def serve(app: App, host: str | None, port: int | None, allow_open: bool) -> Non
         access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         h11_max_incomplete_event_size=H11_HEAD_BYTES,
+        http=head_timeout_protocol(settings.header_timeout),
     )
     server = uvicorn.Server(config)
     threading.Thread(target=_announce, args=(server, settings.host), daemon=True).start()
