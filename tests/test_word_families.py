@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rag.language.derivation import families, finite_verb
+from rag.language.keys import analyze
+from rag.language.lemmas import conjugated_lemma, lemma_candidates
 from rag.language.names import name_key
 from rag.language.question_classes import contact_tokens, definitional
 
@@ -64,6 +66,40 @@ def test_short_words_and_other_languages_have_no_family() -> None:
 def test_an_unknown_finite_verb_is_a_verb() -> None:
     assert finite_verb("zažádám", "cs")
     assert not finite_verb("dovolenou", "cs")
+
+
+@pytest.mark.parametrize(
+    ("form", "known"),
+    [
+        ("nabíjí", "nabíjet"),  # prosí / prosit, trpí / trpět, sází / sázet: the first one known
+        ("nabíjejte", "nabíjet"),  # an imperative
+        ("nabírá", "nabírat"),  # dělá / dělat
+        ("spekuluje", "spekulovat"),  # kupuje / kupovat
+        ("rezervovanou", "rezervovat"),  # a passive participle
+        ("nedostala", "dostala"),  # a negated form: its verb's
+        ("nepřihlásil", "přihlásil"),
+        ("nezvětšuje", "zvětšuje"),
+    ],
+)
+def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known: str) -> None:
+    # the lemma the dictionary gives the infinitive (or the plain form) itself: the two meet
+    assert conjugated_lemma(form, "cs") == lemma_candidates(known, "cs", False)[0]
+    assert analyze(form, "cs")[0].lemmas == analyze(known, "cs")[0].lemmas
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "dovolenou",  # known to the dictionary: its own lemma stands
+        "Pospíšil",  # capitalized: maybe a surname, never a verb's past form
+        "přehřeje",  # no infinitive of its class ("přehřát") the dictionary knows
+        "zdarma",  # no verb ending
+        "quadriennale",
+    ],
+)
+def test_a_word_is_no_verb_form_without_the_dictionarys_infinitive(word: str) -> None:
+    assert conjugated_lemma(word, "cs") is None
+    assert conjugated_lemma("nabíjí", "sk") is None  # Czech classes only
 
 
 @pytest.mark.parametrize(

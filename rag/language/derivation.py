@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rag.language.lemmas import dictionary_words, lemma_candidates
+from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candidates
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
 
@@ -145,9 +145,9 @@ def finite_verb(surface: str, lang: str) -> bool:
     if len(word) < _MIN_WORD or not word.isalpha():
         return False
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
-    return lemma == word and any(
-        word.endswith(e) and len(word) - len(e) >= _MIN_ROOT for e in _FINITE.get(lang, ())
-    )
+    if lemma != word and lemma != conjugated_lemma(word, lang):
+        return False
+    return any(word.endswith(e) and len(word) - len(e) >= _MIN_ROOT for e in _FINITE.get(lang, ()))
 
 
 def _denominal(root: str, lang: str) -> bool:

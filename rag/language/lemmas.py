@@ -13,6 +13,12 @@ Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real
 - A Czech feminine surname is its own lemma ("Kučerová", "Kučerovou" -> "Kučerová"), never the
   man's ("Kučera"), which simplemma gives for some: they name two people. A form in "-ové" that
   the dictionary reads as a plural ("Dvořákové" -> "Dvořák") also gets the woman's name.
+- A Czech verb form the dictionary does not list (simplemma's Czech lacks many present, past
+  and imperative forms: "nabíjí", "nabírá", "šéfuje", "nepodepsali") is undone by its
+  conjugation class to the infinitives the class has, and the first the dictionary knows gives
+  the lemma, the dictionary's own for that infinitive ("nabíjí" -> nabíjet -> "nabít", as
+  "nabíjet" itself lemmatizes). A negated verb ("nedostala") is its verb's. Lower-case words
+  only: a capitalized one may be a surname ("Pospíšil").
 - Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
   lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
   capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
@@ -168,10 +174,83 @@ def _feminine_surname(word: str, lemma: str) -> bool:
     return not (plural_of and low.startswith(word[:-3].casefold()))
 
 
+# Czech conjugation: (the ending of a finite or participle form, the infinitive endings of the
+# classes that have it), by the grammar's five classes: kupuje / kupovat, tiskne / tisknout,
+# kryje / krýt, prosí / prosit, trpí / trpět, sází / sázet, dělá / dělat. Person endings of the
+# present (1st and 2nd person singular and plural, 3rd person), the imperative, the past (-l,
+# -la, -li, -lo, -ly) and the passive participle. The longest ending that matches decides.
+def _conjugation() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    past = ("l", "la", "li", "lo", "ly")
+    adjective = ("ý", "á", "é", "ou", "ého", "ému", "ém", "ým", "ých", "ými", "í")
+    rules: dict[str, tuple[str, ...]] = {}
+
+    def add(endings: Sequence[str], infinitives: tuple[str, ...]) -> None:
+        for ending in endings:
+            rules.setdefault(ending, infinitives)
+
+    present = ("m", "š", "", "me", "te")
+    add(["uj" + e for e in ("i", "u", "eš", "e", "eme", "ete", "í", "te", "")], ("ovat",))
+    add(["ova" + e for e in past] + ["ován" + e for e in ("", "a", "o", "y", "i")], ("ovat",))
+    add(["ovan" + e for e in adjective], ("ovat",))
+    add(["n" + e for e in ("u", "eš", "e", "eme", "ete", "ou", "ěte")], ("nout",))
+    add(["nu" + e for e in past], ("nout",))
+    add(["yj" + e for e in ("i", "u", "eš", "e", "eme", "ete", "í")], ("ýt",))
+    add(["ij" + e for e in ("i", "u", "eš", "e", "eme", "ete", "í")], ("ít",))
+    add(["ej" + e for e in ("i", "u", "eš", "e", "eme", "ete")], ("át",))
+    add(["á" + e for e in present] + ["aj" + e for e in ("í", "te")], ("at",))
+    add(["a" + e for e in past], ("at",))
+    add(["í" + e for e in present], ("it", "et", "ět"))
+    add(["ej" + e for e in ("í", "te", "")], ("et", "át"))
+    add(["ěj" + e for e in ("í", "te", "")], ("ět",))
+    add(["i" + e for e in past], ("it",))
+    add(["e" + e for e in past], ("et", "ět"))
+    return tuple(sorted(rules.items(), key=lambda rule: -len(rule[0])))
+
+
+_CONJUGATION = _conjugation()
+_MIN_VERB_ROOT = 3
+_VERB_LEMMA_ENDS = ("t", "ct")
+
+
+def conjugated_lemma(word: str, lang: str) -> str | None:
+    """The lemma of a lower-case Czech verb form the dictionary does not list, by its
+    conjugation class ("nabírá" -> "nabírat", "nedostala" -> "dostat"), or None: not Czech, not
+    a lower-case word of five letters or more, known to the dictionary, or no infinitive of its
+    class that the dictionary knows."""
+    if lang != "cs" or len(word) < 5 or not word.isalpha() or not word.islower():
+        return None
+    words = dictionary_words(lang)
+    if words is None or word in words:
+        return None
+    if word.startswith("ne") and len(word) >= 6:
+        rest = word[2:]
+        known = words.get(rest)
+        if isinstance(known, str) and known.endswith(_VERB_LEMMA_ENDS):
+            return known
+        if known is None and (found := _by_class(rest, words)) is not None:
+            return found
+    return _by_class(word, words)
+
+
+def _by_class(word: str, words: Mapping[str, Any]) -> str | None:
+    for ending, infinitives in _CONJUGATION:
+        if word.endswith(ending) and len(word) - len(ending) >= _MIN_VERB_ROOT:
+            root = word[: len(word) - len(ending)]
+            for infinitive in infinitives:
+                lemma = words.get(root + infinitive)
+                if isinstance(lemma, str) and lemma.endswith(_VERB_LEMMA_ENDS):
+                    return lemma
+            return None
+    return None
+
+
 def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
     """The lemmas of a word: its own first, then a possessive's owner or a proper noun."""
     word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
     lemma = _lemmatize(word, lang)
+    # simplemma guesses some words it does not list; a negated verb's guess keeps its "ne"
+    if (lemma == word or word.startswith("ne")) and (verb := conjugated_lemma(word, lang)):
+        lemma = verb
     if (
         word[:1].isupper()
         and lemma.casefold() == word.casefold()
