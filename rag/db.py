@@ -394,6 +394,18 @@ def without_statement_timeout(conn: psycopg.Connection) -> None:
         conn.wait_limit = None
 
 
+def extend_statement_timeout(conn: psycopg.Connection, seconds: float) -> None:
+    """For the rest of ``conn``'s transaction, a statement may run ``seconds`` where the session's
+    bound is shorter: a write as large as its batch. An unbounded session stays unbounded."""
+    current = conn.execute("SELECT current_setting('statement_timeout')::interval").fetchone()
+    ms = int(current[0].total_seconds() * 1000) if current and current[0] is not None else 0
+    if ms == 0 or ms >= seconds * 1000:
+        return
+    conn.execute("SELECT set_config('statement_timeout', %s, true)", (str(int(seconds * 1000)),))
+    if isinstance(conn, BoundedConnection) and conn.wait_limit is not None:
+        conn.wait_limit = seconds + STATEMENT_GRACE
+
+
 def _configure(conn: psycopg.Connection, wait_limit: float | None = None) -> None:
     # Every connection must know the vector type, or embeddings come back as strings.
     from pgvector.psycopg import register_vector

@@ -237,3 +237,35 @@ def test_embedded_server_runs_with_its_memory_settings(tmp_path: Path) -> None:
         assert row == ("160MB", "700MB")
     finally:
         stop_embedded(tmp_path)
+
+
+def test_a_write_may_extend_the_statement_bound_for_its_transaction_only(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A document of many chunks is written in one transaction (rag.ingest.writer): its
+    statements get longer than RAG_STATEMENT_TIMEOUT, the next transaction has the bound again."""
+    from rag.db import Database, extend_statement_timeout
+    from rag.settings import Settings
+
+    db = Database(
+        Settings(database_url=pg_url, data_dir=tmp_path, statement_timeout=0.5, pool_max=1),
+        run_migrations=False,
+    )
+    try:
+        with db.connection() as conn:
+            with pytest.raises(psycopg.errors.QueryCanceled):
+                conn.execute("SELECT pg_sleep(1)")
+            conn.rollback()
+            with conn.transaction():
+                extend_statement_timeout(conn, 3.0)
+                conn.execute("SELECT pg_sleep(1)")  # within the extended bound
+                extend_statement_timeout(conn, 0.1)  # never shortens it
+                conn.execute("SELECT pg_sleep(0.6)")
+            with pytest.raises(psycopg.errors.QueryCanceled):
+                conn.execute("SELECT pg_sleep(1)")
+            conn.rollback()
+        with db.connection() as conn:  # and a pooled connection comes back with its bound
+            bound = conn.execute("SHOW statement_timeout").fetchone()
+            assert bound is not None and bound[0] == "500ms", bound
+    finally:
+        db.close()

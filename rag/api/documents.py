@@ -48,6 +48,7 @@ from rag.ingest.document_fields import (
 )
 from rag.ingest.formats import ExtractLimits, clean_text
 from rag.ingest.loaders import LoadedDocument, LoadFailure, load_bytes
+from rag.ingest.memory import TRIM_AFTER_CHARS, release_memory
 from rag.settings import Settings
 from rag.store import delete_document, document_id, get_document, list_documents
 
@@ -170,12 +171,21 @@ def _add(
     caller: Caller,
     load: Callable[[], list[LoadedDocument | LoadFailure]],
 ) -> Response[Any]:
-    """Parse (PDF, DOCX ... take CPU time) and ingest, in a worker thread."""
+    """Parse (PDF, DOCX ... take CPU time) and ingest, in a worker thread.
+
+    A large ingest frees hundreds of MB when it ends, which malloc would keep (rag.ingest.memory).
+    """
     items = load()
     failures = [i for i in items if isinstance(i, LoadFailure)]
     if failures and len(failures) == len(items):
         raise failures[0].error  # nothing to add: answer with the (first) reason
-    summary = services.ingest(caller, items)
+    chars = sum(len(i.text) for i in items if isinstance(i, LoadedDocument))
+    try:
+        summary = services.ingest(caller, items)
+    finally:
+        if chars >= TRIM_AFTER_CHARS:
+            del items  # the documents' text goes too
+            release_memory()
     if summary.failed and not (summary.added or summary.replaced or summary.unchanged):
         raise InputError(summary.failures[0]["error"])
     status = 201 if summary.added or summary.replaced else 200
