@@ -269,3 +269,15 @@ def test_a_write_may_extend_the_statement_bound_for_its_transaction_only(
             assert bound is not None and bound[0] == "500ms", bound
     finally:
         db.close()
+
+
+def test_the_service_role_merges_the_gin_pending_lists_through_its_function(pg_url: str) -> None:
+    """A large ingest over the API merges the pending lists as rag_service, which owns no index."""
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("SET ROLE rag_service")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT gin_clean_pending_list('chunks_word_keys'::regclass)")
+        conn.rollback()
+        conn.execute("SET ROLE rag_service")
+        merged = conn.execute("SELECT rag_merge_pending_lists()").fetchone()
+        assert merged is not None and merged[0] >= 0, merged

@@ -246,10 +246,7 @@ class Ingestor:
         """Merge the GIN pending lists now, so the first searches after a bulk load stay fast."""
         try:
             with self.db.connection() as conn:
-                conn.execute(
-                    "SELECT gin_clean_pending_list('chunks_word_keys'::regclass),"
-                    " gin_clean_pending_list('chunks_text_tsv'::regclass)"
-                )
+                conn.execute("SELECT rag_merge_pending_lists()")  # sql/010: also as rag_service
                 conn.commit()
         except psycopg.Error as e:  # autovacuum merges them later anyway
             log.info("could not merge GIN pending lists: %s", e)
