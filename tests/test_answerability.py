@@ -702,3 +702,40 @@ def _classes(sentence: str, lang: str) -> dict[str, tuple[str, ...]]:
 )
 def test_names_typed_in_lower_case(surface: str, position: int, lang: str, name: bool) -> None:
     assert is_name(surface, position, lang) is name
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        # the question's acronym, the passage's words
+        ("Kdy vstoupila ČR do aliance?", "Česká republika vstoupila do aliance v roce 1999."),
+        # the question's words, the passage's acronym
+        (
+            "Kolik nádrží je v České republice?",
+            "V ČR je dnes 160 vodních nádrží, jak uvádí ministerstvo.",
+        ),
+        ("Kdy bylo založeno Ministerstvo pro místní rozvoj?", "MMR bylo založeno v roce 1996."),
+    ],
+)
+def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage: str) -> None:
+    needs = _needs(question, "cs", absent=("ČR", "České", "republice", "Ministerstvo"))
+    # an acronym the corpus lacks is not refused as absent: the passage may spell it out
+    assert "ČR" not in needs.absent
+    result = assess(passage, "cs", needs, 2, False)
+    assert result.reason != "required", result.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        # other initials are no spelling of it
+        ("Kdy vstoupila ČR do aliance?", "Česká televize vysílala vstup do aliance v roce 1999."),
+        ("Kolik nádrží je v České republice?", "V ČD je dnes 160 vodních nádrží."),
+    ],
+)
+def test_an_acronym_does_not_meet_another_name(question: str, passage: str) -> None:
+    needs = _needs(question, "cs")
+    by_acronym = [
+        r for r in assess(passage, "cs", needs, 2, False).required if r.get("by") == "name"
+    ]
+    assert not by_acronym, by_acronym

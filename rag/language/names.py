@@ -83,3 +83,66 @@ def name_key(surface: str, lang: str) -> str | None:
         if word.endswith(e) and len(word) - len(e) >= _MIN_STEM and len(word) - len(e) < len(best):
             best = word[: -len(e)]
     return NAME_KEY + best if len(best) >= _MIN_STEM else None
+
+
+# An acronym and the words it abbreviates: a passage writes "ČR" where a question says "České
+# republice", or "Evropská unie" where it asks about the "EU". Czech acronyms are the initials of
+# a name's words ("Česká republika", "Organizace spojených národů", "Občanská demokratická
+# strana"), the short words between them left out ("Ministerstvo pro místní rozvoj": MMR; "práce
+# a sociálních věcí"). Two keys, so that each side meets only the other's form:
+EXPANDED_KEY = "i:"  # the initials of a run of words ("Česká republika": i:cr), for an acronym
+ACRONYM_KEY = "I:"  # an acronym as written ("ČR": I:cr), for a run of words
+_ACRONYM_LETTERS = (2, 5)
+_RUN_INITIALS = (2, 4)
+_SHORT_WORD = 3  # lower-case words this short inside a run give no initial (pro, a, v, na)
+
+
+def is_acronym(surface: str) -> bool:
+    """Two to five capital letters and nothing else ("ČR", "OSN", "EU")."""
+    low, high = _ACRONYM_LETTERS
+    return low <= len(surface) <= high and surface.isalpha() and surface.isupper()
+
+
+def initial_runs(surfaces: list[str]) -> list[tuple[tuple[int, ...], str]]:
+    """The runs of words a name's acronym may stand for: from each capitalized word (not itself
+    an acronym), the next words' unaccented initials, 2 to 4 of them, with the positions of the
+    words that gave them. "České republice" gives ((0, 1), "cr")."""
+    low, high = _RUN_INITIALS
+    out: list[tuple[tuple[int, ...], str]] = []
+    for i, first in enumerate(surfaces):
+        if not (first[:1].isupper() and first.isalpha()) or is_acronym(first):
+            continue
+        at = [i]
+        for j in range(i + 1, len(surfaces)):
+            word = surfaces[j]
+            if not word.isalpha() or is_acronym(word):
+                break
+            if word.islower() and len(word) <= _SHORT_WORD:
+                continue
+            at.append(j)
+            if len(at) > high:
+                break
+            if len(at) >= low:
+                initials = "".join(unaccent(surfaces[k][0]) for k in at)
+                out.append((tuple(at), initials))
+    return out
+
+
+def acronym_keys(surfaces: list[str]) -> list[str]:
+    """A sentence's keys for acronyms: its runs' initials and its acronyms as written."""
+    keys = [EXPANDED_KEY + initials for _, initials in initial_runs(surfaces)]
+    keys += [ACRONYM_KEY + unaccent(s) for s in surfaces if is_acronym(s)]
+    return keys
+
+
+def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
+    """A question's words' acronym keys by position: an acronym meets the words that spell it
+    (EXPANDED_KEY), and each word of a run meets the acronym of the run (ACRONYM_KEY)."""
+    out: dict[int, list[str]] = {}
+    for i, s in enumerate(surfaces):
+        if is_acronym(s):
+            out.setdefault(i, []).append(EXPANDED_KEY + unaccent(s))
+    for at, initials in initial_runs(surfaces):
+        for k in at:
+            out.setdefault(k, []).append(ACRONYM_KEY + initials)
+    return {i: tuple(dict.fromkeys(keys)) for i, keys in out.items()}

@@ -58,7 +58,7 @@ from rag.language.answer_types import (
 from rag.language.derivation import families, finite_verb
 from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.lemmas import nominal_lemma
-from rag.language.names import name_key
+from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
 from rag.language.question_classes import definitional, is_contact_word
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
@@ -67,8 +67,9 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 6: verb forms lemmatized by their conjugation class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant, "-ka" nouns
-ANALYSIS_VERSION = 6
+# 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their
+# conjugation class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant, "-ka" nouns
+ANALYSIS_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,9 +125,11 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
 def _related_forms(tokens: list[Token], lang: str) -> list[str]:
     """Keys of a sentence's words by their family and, for a capitalized word, by its name's
     stem (:mod:`rag.language.derivation`, :mod:`rag.language.names`): "žádost" holds the
-    family of "zažádám", "Marchionne" the name of "Marchionneho"."""
+    family of "zažádám", "Marchionne" the name of "Marchionneho"; and its acronyms both ways
+    ("Česká republika" holds what "ČR" asks for, "ČR" what "České republice" does)."""
     out = [k for t in tokens for k in families(t.surface, lang)]
     out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
+    out += acronym_keys([t.surface for t in tokens])
     return out
 
 
@@ -292,7 +295,9 @@ def question_needs(
         for part in written.split():
             if any(c.isdigit() for c in part):
                 values.setdefault(part, []).append(f"l:{value}")
+    acronyms = question_acronym_keys([w.surface for w in query.all_words])
     for i, w in enumerate(query.words):
+        spelled = acronyms.get(position.get(w.form, -1), ())
         if w.form in asking and not is_name(w.surface, position.get(w.form, i), lang):
             # "dlouho" of "jak dlouho", or "kolik" of a question taken for Slovak; but the
             # surname Dlouhý is no "jak dlouhý"
@@ -321,7 +326,7 @@ def question_needs(
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
             stem = name_key(w.surface, lang)
-            related = (stem,) if stem is not None else ()
+            related = ((stem,) if stem is not None else ()) + spelled
             required.append(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
@@ -343,7 +348,7 @@ def question_needs(
                 prefixes,
                 form=w.form,
                 verb=predicate,
-                related=families(w.surface, lang),
+                related=families(w.surface, lang) + spelled,
             )
             ranked.append((int(verb), df, i, need))
         else:
@@ -370,7 +375,9 @@ def question_needs(
         if r.kind == "name":
             groups.setdefault(r.group, []).append(r)
     for members in groups.values():
-        if all(m.df == 0 and m.prefix_df == 0 for m in members):
+        # an acronym the corpus lacks may stand in it spelled out ("ČR": "Česká republika")
+        spelled_out = len(members) == 1 and is_acronym(members[0].surface)
+        if not spelled_out and all(m.df == 0 and m.prefix_df == 0 for m in members):
             absent += tuple(m.surface for m in members)
     asked = frozenset(
         {w.form for w in query.all_words}
