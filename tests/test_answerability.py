@@ -715,10 +715,15 @@ def test_names_typed_in_lower_case(surface: str, position: int, lang: str, name:
             "V ČR je dnes 160 vodních nádrží, jak uvádí ministerstvo.",
         ),
         ("Kdy bylo založeno Ministerstvo pro místní rozvoj?", "MMR bylo založeno v roce 1996."),
+        # a term in lower case, its short words left out: three initials or more
+        (
+            "Kdy mám školení BOZP?",
+            "První týden absolvujete školení bezpečnosti a ochrany zdraví při práci.",
+        ),
     ],
 )
 def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage: str) -> None:
-    needs = _needs(question, "cs", absent=("ČR", "České", "republice", "Ministerstvo"))
+    needs = _needs(question, "cs", absent=("ČR", "BOZP", "České", "republice", "Ministerstvo"))
     # an acronym the corpus lacks is not refused as absent: the passage may spell it out
     assert "ČR" not in needs.absent
     result = assess(passage, "cs", needs, 2, False)
@@ -731,11 +736,14 @@ def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage
         # other initials are no spelling of it
         ("Kdy vstoupila ČR do aliance?", "Česká televize vysílala vstup do aliance v roce 1999."),
         ("Kolik nádrží je v České republice?", "V ČD je dnes 160 vodních nádrží."),
+        # two initials by chance in lower-case words, and capitals of a heading, are no acronym
+        ("Kdy vstoupila ČR do aliance?", "Letos ceny rostou a vstup do aliance je v roce 1999."),
+        ("Co platí v České republice?", "PRAVIDLA PRO CR A KOLA"),
     ],
 )
 def test_an_acronym_does_not_meet_another_name(question: str, passage: str) -> None:
     needs = _needs(question, "cs")
     by_acronym = [
-        r for r in assess(passage, "cs", needs, 2, False).required if r.get("by") == "name"
+        r for r in assess(passage, "cs", needs, 2, False).required if r.get("matched_by") == "name"
     ]
     assert not by_acronym, by_acronym

@@ -43,6 +43,7 @@ KNOWN_TAGS = frozenset(
         "later-chunk",
         "courtesy",
         "chat-style",
+        "acronym",
         "attribute",
     }
 )

@@ -86,10 +86,12 @@ def name_key(surface: str, lang: str) -> str | None:
 
 
 # An acronym and the words it abbreviates: a passage writes "ČR" where a question says "České
-# republice", or "Evropská unie" where it asks about the "EU". Czech acronyms are the initials of
-# a name's words ("Česká republika", "Organizace spojených národů", "Občanská demokratická
-# strana"), the short words between them left out ("Ministerstvo pro místní rozvoj": MMR; "práce
-# a sociálních věcí"). Two keys, so that each side meets only the other's form:
+# republice", or "bezpečnosti a ochrany zdraví při práci" where it asks about "BOZP". Czech
+# acronyms are the initials of a name's or a term's words ("Česká republika", "Organizace
+# spojených národů", "daň z přidané hodnoty"), the short words between them left out
+# ("Ministerstvo pro místní rozvoj": MMR). Two initials are common by chance ("ceny rostou"), so a
+# run of two starts at a capitalized word; three or four may start at any word. Two keys, so that
+# each side meets only the other's form:
 EXPANDED_KEY = "i:"  # the initials of a run of words ("Česká republika": i:cr), for an acronym
 ACRONYM_KEY = "I:"  # an acronym as written ("ČR": I:cr), for a run of words
 _ACRONYM_LETTERS = (2, 5)
@@ -104,13 +106,17 @@ def is_acronym(surface: str) -> bool:
 
 
 def initial_runs(surfaces: list[str]) -> list[tuple[tuple[int, ...], str]]:
-    """The runs of words a name's acronym may stand for: from each capitalized word (not itself
-    an acronym), the next words' unaccented initials, 2 to 4 of them, with the positions of the
-    words that gave them. "České republice" gives ((0, 1), "cr")."""
+    """The runs of words an acronym may stand for: from each word (not itself an acronym, nor a
+    short lower-case one), the next words' unaccented initials, 2 to 4 of them (3 or 4 from a
+    lower-case word), with the positions of the words that gave them. "České republice" gives
+    ((0, 1), "cr")."""
     low, high = _RUN_INITIALS
     out: list[tuple[tuple[int, ...], str]] = []
     for i, first in enumerate(surfaces):
-        if not (first[:1].isupper() and first.isalpha()) or is_acronym(first):
+        if not first.isalpha() or is_acronym(first):
+            continue
+        capital = first[:1].isupper()
+        if not capital and len(first) <= _SHORT_WORD:
             continue
         at = [i]
         for j in range(i + 1, len(surfaces)):
@@ -122,16 +128,19 @@ def initial_runs(surfaces: list[str]) -> list[tuple[tuple[int, ...], str]]:
             at.append(j)
             if len(at) > high:
                 break
-            if len(at) >= low:
+            if len(at) >= (low if capital else low + 1):
                 initials = "".join(unaccent(surfaces[k][0]) for k in at)
                 out.append((tuple(at), initials))
     return out
 
 
 def acronym_keys(surfaces: list[str]) -> list[str]:
-    """A sentence's keys for acronyms: its runs' initials and its acronyms as written."""
+    """A sentence's keys for acronyms: its runs' initials and its acronyms as written. A heading
+    in capitals ("PRVNÍ POMOC", "BEZPEČNOST PRÁCE") holds words, not acronyms."""
     keys = [EXPANDED_KEY + initials for _, initials in initial_runs(surfaces)]
-    keys += [ACRONYM_KEY + unaccent(s) for s in surfaces if is_acronym(s)]
+    words = [s for s in surfaces if s.isalpha() and len(s) > 1]
+    if sum(s.isupper() for s in words) * 2 <= len(words):
+        keys += [ACRONYM_KEY + unaccent(s) for s in surfaces if is_acronym(s)]
     return keys
 
 
