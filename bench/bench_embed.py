@@ -118,9 +118,8 @@ def under_load(embedder, questions: list[str], clients: int, seconds: float) -> 
     return times, len(times) / (time.monotonic() - started)
 
 
-def worker_run(name: str, docs: Path, count: int, built: Path, base: Path) -> float:
-    """Seconds ``rag embed`` takes to embed ``count`` freshly ingested paragraphs."""
-    data_dir = base / f"worker-{name}"
+def fresh_corpus(data_dir: Path, docs: Path, count: int, built: Path) -> tuple[Path, Path]:
+    """A new data directory with the built onnx models and the first ``count`` documents."""
     data_dir.mkdir()
     if (built / "onnx").exists():
         shutil.copytree(built / "onnx", data_dir / "onnx")
@@ -130,6 +129,12 @@ def worker_run(name: str, docs: Path, count: int, built: Path, base: Path) -> fl
             if i >= count:
                 break
             dst.write(line)
+    return data_dir, subset
+
+
+def worker_run(name: str, docs: Path, count: int, built: Path, base: Path) -> float:
+    """Seconds ``rag embed`` takes to embed ``count`` freshly ingested paragraphs."""
+    data_dir, subset = fresh_corpus(base / f"worker-{name}", docs, count, built)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("RAG_", "DATABASE_URL"))}
     env.update(
         RAG_DATA_DIR=str(data_dir),
@@ -155,16 +160,7 @@ def serve_run(name: str, docs: Path, count: int, built: Path, base: Path) -> flo
     import socket
     import urllib.request
 
-    data_dir = base / f"serve-{name}"
-    data_dir.mkdir()
-    if (built / "onnx").exists():
-        shutil.copytree(built / "onnx", data_dir / "onnx")
-    subset = data_dir / "docs.jsonl"
-    with docs.open(encoding="utf-8") as src, subset.open("w", encoding="utf-8") as dst:
-        for i, line in enumerate(src):
-            if i >= count:
-                break
-            dst.write(line)
+    data_dir, subset = fresh_corpus(base / f"serve-{name}", docs, count, built)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
