@@ -67,8 +67,9 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their
-# conjugation class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant, "-ka" nouns
+# 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
+# class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
+# "-ka" nouns
 ANALYSIS_VERSION = 7
 
 
