@@ -46,10 +46,16 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Kdo byl Sergio Marchionne?", None),
         ("cs", "Kdo je vedoucí skladu?", "person"),
         ("en", "Who is Novák?", None),
-        # contact: a cue word with its kind or an interrogative asking for it
-        ("cs", "Jaké je telefonní číslo na recepci?", "contact"),
-        ("cs", "Jaký je e-mail klubu?", "contact"),
-        ("cs", "Kam volat, když hoří?", "contact"),
+        # contact: a cue word with its kind or an interrogative asking for it; the cue says
+        # which kind, a general one takes any
+        ("cs", "Jaké je telefonní číslo na recepci?", "phone"),
+        ("cs", "Na jakém čísle je zákaznická linka?", "phone"),
+        ("cs", "Kam volat, když hoří?", "phone"),
+        ("cs", "Jaký je e-mail klubu?", "email"),
+        ("cs", "Jaký mail má Ondřej Černý?", "email"),
+        ("cs", "Jaký je kontakt na správce?", "contact"),
+        ("cs", "Jaký je telefon nebo e-mail na správce?", "contact"),
+        ("en", "What is the phone number of the reception?", "phone"),
         ("cs", "Co mám dělat, když ztratím firemní telefon?", None),
         ("cs", "Kdo má na starosti telefony?", "person"),
         ("sk", "Koľko stojí parkovanie v Brne?", "amount"),

@@ -139,13 +139,41 @@ def test_a_sentence_holds_a_contact(text: str, expected: str) -> None:
     tokens = analyze(text, "cs")
     lemmas = [lemma for t in tokens for lemma in t.lemmas]
     numbers = [t.form for t in tokens if t.form.isdigit()]
-    assert expected in contact_tokens(text, lemmas, numbers, "cs")
+    assert expected in contact_tokens(text, lemmas, numbers, "cs")["contact"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Klíče jsou u vrat číslo 3 v hale B.",  # a gate's number: "číslo" is no telephone
+        "Do vývoje hledáme dva programátory se zkušeností s mobilními aplikacemi.",
+        "Telefonicky na zákaznické lince v pracovní dny od 8:00 do 17:00.",
+        "Od dubna 2024 předává pohotovostní telefon služba v pátek.",
+    ],
+)
+def test_a_number_beside_a_telephone_word_is_no_line_unless_it_is_one(text: str) -> None:
+    from rag.language.keys import analyze
+
+    tokens = analyze(text, "cs")
+    lemmas = [lemma for t in tokens for lemma in t.lemmas]
+    numbers = [t.form for t in tokens if t.form.isdigit()]
+    assert contact_tokens(text, lemmas, numbers, "cs") == {}
+
+
+def test_an_address_and_a_telephone_number_are_contacts_of_their_kinds() -> None:
+    text = "Pište na podpora@lipka.cz, volejte 602 123 456."
+    found = contact_tokens(text, [], [], "cs")
+    assert found == {
+        "email": ("podpora@lipka.cz",),
+        "phone": ("602123456",),
+        "contact": ("podpora@lipka.cz", "602123456"),
+    }
 
 
 def test_a_number_without_a_contact_cue_is_no_contact() -> None:
     assert (
         contact_tokens("Oběd stojí 95 Kč a sklad má 2222 palet.", ["obed"], ["95", "2222"], "cs")
-        == ()
+        == {}
     )
 
 

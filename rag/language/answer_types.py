@@ -35,8 +35,19 @@ from rag.language.question_classes import contact_question, contact_tokens
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
 AnswerType = Literal[
-    "number", "amount", "date", "time", "duration", "person", "place", "name", "contact"
+    "number",
+    "amount",
+    "date",
+    "time",
+    "duration",
+    "person",
+    "place",
+    "name",
+    "contact",
+    "email",
+    "phone",
 ]
+CONTACT_TYPES = frozenset({"contact", "email", "phone"})
 TokenClass = Literal[
     "number",
     "amount",
@@ -48,6 +59,8 @@ TokenClass = Literal[
     "place",
     "identifier",
     "contact",
+    "email",
+    "phone",
 ]
 
 
@@ -557,8 +570,8 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
     found = _interrogative_type(words, lemmas, lang)
     # a contact asked for ("Jaké je telefonní číslo ...", "Kam volat ...") is an address or a
     # number to call, whatever the interrogative; "kdo" and "kdy" keep their person and date
-    if found in (None, "number", "place", "name") and contact_question(words, lemmas, lang):
-        return "contact"
+    if found in (None, "number", "place", "name"):
+        return contact_question(words, lemmas, lang) or found
     return found
 
 
@@ -772,9 +785,8 @@ def sentence_classes(
             lasting += compound.numbers
     valued = CARDINAL_VALUES.get(lang, {})
     numbers += having(_NUMBER_WORDS) + tuple(sorted(lemma for lemma in lemmas if lemma in valued))
-    contacts = contact_tokens(text, lemmas, numbers, lang)
-    if contacts:
-        found["contact"] = contacts
+    for kind, tokens in contact_tokens(text, lemmas, numbers, lang).items():
+        found[kind] = tokens
     if numbers:
         found["number"] = numbers
         if _CURRENCY.search(text):
@@ -834,6 +846,8 @@ _ACCEPTS: dict[str, tuple[str, ...]] = {
     "place": ("place",),
     "name": ("name",),
     "contact": ("contact",),
+    "email": ("email",),
+    "phone": ("phone",),
 }
 
 

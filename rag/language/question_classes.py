@@ -4,7 +4,12 @@
   když hoří?") ask for a way to reach someone: an e-mail address, a web address, a telephone
   number, or a number a sentence gives as a line or extension ("linku 2222"). Their cue words
   ("telefonní číslo", "e-mail") name the kind of answer, as "jak dlouho" does, so a passage need
-  not repeat them: it writes "tel. 602 ..." or just the address.
+  not repeat them: it writes "tel. 602 ..." or just the address. The cue also says which kind:
+  a question for an e-mail is not answered by a telephone number, nor "Na jakém čísle je
+  linka?" by an address; a cue of neither kind ("kontakt") takes any. A line or extension is
+  written in digits, three or more ("linku 2222", "volejte 150"), in a sentence that speaks of a
+  telephone: "u vrat číslo 3" names a gate, "dva programátory s mobilními aplikacemi" a count,
+  and "od 8:00" or "od dubna 2024" beside "telefon" a time.
 * Definitional questions ("Kdo je Novák?", "Wer ist Marchionne?") ask what the passages say of
   a named subject. "Kdo" asks for a person only when it stands for one unknown ("Kdo je vedoucí
   skladu?"); followed by a copula and nothing but a name it asks about that person, and any
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 from rag.language.keys import unaccent
 
@@ -26,21 +32,34 @@ def _table(words: str) -> frozenset[str]:
     return frozenset(unaccent(w) for w in words.split())
 
 
-# Lemmas that ask for a contact, and those that do only beside one ("telefonní číslo").
+# Lemmas that ask for a contact, by its kind, and those that do only beside one ("telefonní
+# číslo"); a general cue ("kontakt") asks for any kind.
+PHONE_CUES: dict[str, frozenset[str]] = {
+    "cs": _table("telefon telefonní telefonický mobil mobilní linka klapka volat zavolat"),
+    "sk": _table("telefón telefónny mobil mobilný linka klapka volať zavolať"),
+    "pl": _table("telefon telefoniczny komórka dzwonić zadzwonić"),
+    "de": _table("telefon telefonnummer handy anrufen"),
+    "en": _table("phone telephone mobile call"),
+    "ru": _table("телефон звонить позвонить"),
+}
+EMAIL_CUES: dict[str, frozenset[str]] = {
+    "cs": _table("e-mail email mail mailový e-mailový"),
+    "sk": _table("e-mail email mail mailový e-mailový"),
+    "pl": _table("e-mail email mail mailowy"),
+    "de": _table("e-mail email mail"),
+    "en": _table("e-mail email mail"),
+    "ru": _table("почта e-mail email"),
+}
+_GENERAL_CUES: dict[str, frozenset[str]] = {
+    "cs": _table("kontakt kontaktní"),
+    "sk": _table("kontakt kontaktný"),
+    "pl": _table("kontakt kontaktowy"),
+    "de": _table("kontakt"),
+    "en": _table("contact"),
+    "ru": _table("контакт"),
+}
 CONTACT_CUES: dict[str, frozenset[str]] = {
-    "cs": _table(
-        "telefon telefonní telefonický mobil mobilní e-mail email mail mailový e-mailový kontakt "
-        "kontaktní linka volat zavolat"
-    ),
-    "sk": _table(
-        "telefón telefónny mobil mobilný e-mail email mail kontakt kontaktný volať zavolať"
-    ),
-    "pl": _table(
-        "telefon telefoniczny komórka e-mail email mail kontakt kontaktowy dzwonić zadzwonić"
-    ),
-    "de": _table("telefon telefonnummer handy e-mail email mail kontakt anrufen"),
-    "en": _table("phone telephone mobile e-mail email mail contact call"),
-    "ru": _table("телефон почта e-mail email контакт звонить позвонить"),
+    lang: PHONE_CUES[lang] | EMAIL_CUES[lang] | _GENERAL_CUES[lang] for lang in PHONE_CUES
 }
 CONTACT_COMPANIONS: dict[str, frozenset[str]] = {
     "cs": _table("číslo adresa"),
@@ -50,12 +69,15 @@ CONTACT_COMPANIONS: dict[str, frozenset[str]] = {
     "en": _table("number address"),
     "ru": _table("номер адрес"),
 }
+ContactKind = Literal["contact", "email", "phone"]
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WEB = re.compile(r"\b(?:https?://|www\.)\S+")
 # a telephone number: six or more digits in groups ("602 123 456", "+420 602123456")
 _PHONE = re.compile(r"(?<![\d.,])\+?\d{2,4}(?:[ \u00a0-]?\d{2,4}){1,4}(?!\d|[.,]\d)")
 _MIN_PHONE_DIGITS = 6
+_MIN_LINE_DIGITS = 3
+_YEAR = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 
 
 # Interrogatives that ask for a contact when a cue stands beside them ("Jaký je e-mail ...",
@@ -70,17 +92,24 @@ _CONTACT_ASKERS: dict[str, frozenset[str]] = {
 }
 
 
-def contact_question(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> bool:
-    """Whether a question asks for a contact: a cue ("telefon", "e-mail", "volat") with a word
-    naming its kind ("číslo", "adresa") or with an interrogative that asks for one."""
+def contact_question(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> ContactKind | None:
+    """Which kind of contact a question asks for, if any: a cue ("telefon", "e-mail", "volat")
+    with a word naming its kind ("číslo", "adresa") or with an interrogative that asks for one.
+    Cues of one kind only ask for that kind; none, or both, for any."""
     lemma_set = set(lemmas)
     if CONTACT_CUES.get(lang, frozenset()).isdisjoint(lemma_set):
-        return False
+        return None
     form_set = set(forms)
     companions = CONTACT_COMPANIONS.get(lang, frozenset())
-    return not (companions.isdisjoint(lemma_set) and companions.isdisjoint(form_set)) or not (
-        _CONTACT_ASKERS.get(lang, frozenset()).isdisjoint(form_set)
-    )
+    if companions.isdisjoint(lemma_set) and companions.isdisjoint(form_set):
+        if _CONTACT_ASKERS.get(lang, frozenset()).isdisjoint(form_set):
+            return None
+    phone = not PHONE_CUES.get(lang, frozenset()).isdisjoint(lemma_set)
+    email = not EMAIL_CUES.get(lang, frozenset()).isdisjoint(lemma_set)
+    general = not _GENERAL_CUES.get(lang, frozenset()).isdisjoint(lemma_set)
+    if phone == email or general:
+        return "contact"
+    return "phone" if phone else "email"
 
 
 def is_contact_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
@@ -91,20 +120,28 @@ def is_contact_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
 
 def contact_tokens(
     text: str, lemmas: Iterable[str], numbers: Sequence[str], lang: str
-) -> tuple[str, ...]:
-    """What in a sentence reaches someone: addresses, telephone numbers, and its numbers when
-    it speaks of a telephone or a line ("na linku 2222")."""
-    found = [unaccent(m.group(0)).lower() for m in _EMAIL.finditer(text)]
-    found += [unaccent(m.group(0)).lower() for m in _WEB.finditer(text)]
+) -> dict[ContactKind, tuple[str, ...]]:
+    """What in a sentence reaches someone, by kind: its e-mail and web addresses ("email"), its
+    telephone numbers and, when it speaks of a telephone or a line, its numbers of three digits
+    or more that are no year ("na linku 2222"; "phone"), and all of them ("contact")."""
+    addresses = [unaccent(m.group(0)).lower() for m in _EMAIL.finditer(text)]
+    addresses += [unaccent(m.group(0)).lower() for m in _WEB.finditer(text)]
+    phones = []
     for m in _PHONE.finditer(text):
         written = m.group(0)
         if sum(c.isdigit() for c in written) >= _MIN_PHONE_DIGITS:
-            found.append(re.sub(r"\D", "", written))
-    lemma_set = set(lemmas)
-    cues = CONTACT_CUES.get(lang, frozenset()) | CONTACT_COMPANIONS.get(lang, frozenset())
-    if numbers and not cues.isdisjoint(lemma_set):
-        found += numbers
-    return tuple(dict.fromkeys(found))
+            phones.append(re.sub(r"\D", "", written))
+    if not PHONE_CUES.get(lang, frozenset()).isdisjoint(set(lemmas)):
+        phones += [
+            n
+            for n in numbers
+            if n.isdigit() and len(n) >= _MIN_LINE_DIGITS and not _YEAR.fullmatch(n)
+        ]
+    found: dict[ContactKind, tuple[str, ...]] = {}
+    for kind, tokens in (("email", addresses), ("phone", phones), ("contact", addresses + phones)):
+        if tokens:
+            found[kind] = tuple(dict.fromkeys(tokens))  # type: ignore[index]
+    return found
 
 
 # Copulas after the interrogative of a definitional question, unaccented.

@@ -38,6 +38,7 @@ from typing import Any
 
 from rag.ingest.chunking import sentence_spans
 from rag.language.answer_types import (
+    CONTACT_TYPES,
     AnswerType,
     accepted_classes,
     answer_token,
@@ -67,10 +68,11 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
+# 8: contacts by kind (e-mail, telephone), a line's number in digits; 7: acronyms and the runs
+# of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +286,7 @@ def question_needs(
         ]
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
-    contact = kind == "contact"
+    contact = kind in CONTACT_TYPES
     asking = interrogative_forms(lang)
     required: list[Need] = []
     last_at = -2

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rag.language.answer_types import AnswerType, answer_type, is_frame
+from rag.language.answer_types import CONTACT_TYPES, AnswerType, answer_type, is_frame
 from rag.language.derivation import families
 from rag.language.keys import unaccent
 from rag.language.question_classes import is_contact_word
@@ -342,7 +342,7 @@ def content_words(retrieval: Retrieval) -> list[QueryWord]:
 
     every = [lemma for w in q.all_words for lemma in lemmas_of(w)]
     # "telefonní číslo" of a contact question names the kind of answer, as it does there
-    contact = answer_type([w.form for w in q.all_words], every, lang) == "contact"
+    contact = answer_type([w.form for w in q.all_words], every, lang) in CONTACT_TYPES
     return [
         w
         for w in q.words
