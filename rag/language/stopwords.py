@@ -10,7 +10,12 @@ word is left out on purpose: Czech "být" (unaccented "byt", a flat), "tom" (als
 the particles "spíš" (spis, a file), "právě" (pravé, right), "stále" (stálé, permanent), "pořád"
 (porad, of meetings) and "ovšem" (ovsem, with oats), English "may" (the month). Czech lists its
 particles of degree, frequency and attitude ("aspoň", "jenom", "asi", "prý", "téměř"): they say
-how the question is meant, never what a passage is about. Every case form of the interrogative pronouns is listed, because the
+how the question is meant, never what a passage is about; so are the indefinite and negative
+pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which stand for something the
+question does not name. Russian lists the same classes: every case form of the possessive,
+indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
+adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
+"после", "согласно"). Every case form of the interrogative pronouns is listed, because the
 lemmatizer is not consulted here: a lemma-based check would inherit its mistakes. Czech lists the
 spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
 
@@ -42,6 +47,9 @@ už již jen také též taky tak tam tady zde ještě velmi více
 prosím řekni řekněte víš víte vím
 někdo někoho někomu někom někým něco něčeho něčemu něčem něčím nikdo nikoho nikomu nic ničeho
 jiný jiná jiné jiného jinému jiném jiným jinou jiní jiných
+nějaký nějaká nějaké nějakého nějakému nějakém nějakým nějakou nějací nějakých nějakými
+některý některá některé některého některému některém některým některou někteří některých
+žádný žádná žádné žádného žádnému žádném žádným žádnou žádní žádných
 můj moje mého mému mém mým mou moji mých mými tvůj tvoje tvého naše našeho našemu našem naším
 vaše vašeho vašemu vašem vaším
 teď nyní hned pak potom nejdřív nejdříve vůbec nějak někdy
@@ -115,11 +123,20 @@ _RU = """
 и а но или что чтобы если чем как
 есть был была было были будет будут быть
 может можно
-себя себе свой своя своё свои своего
+каков какова каково каковы
+себя себе собой свой своя своё свои своего своей своему своим своём своем свою своих своими
 это этот эта эти этого этой этому этим том тот та те то того той тем тех
-он она оно они его её ее их ему ей им мне меня мы вы нам вам нас вас я ты
+он она оно они его её ее их ему ей им ими нему ней ним них мне меня мы вы нам вам нас вас я ты
+мой моя моё мои моего моей моих наш наша наше наши нашего нашей наших
+ваш ваша ваше ваши вашего вашей ваших
+другой другая другое другие другого другому другим другом другую других другими
+некоторый некоторая некоторое некоторые некоторого некоторой некоторым некоторых некоторыми
+какой-то какая-то какое-то какие-то какого-то каких-то кто-то что-то где-то когда-то
 в во на с со к ко по о об обо от до из за у для при про под над без через между
+против после перед среди вокруг кроме вместо около благодаря согласно вне внутри вдоль возле
 не ни же бы уже ещё еще только очень так там тут здесь
+да нет тоже также даже лишь почти именно вообще снова опять вновь впервые
+теперь сейчас тогда потом затем сначала пока хотя либо
 пожалуйста скажи скажите
 """
 
