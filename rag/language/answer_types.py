@@ -95,7 +95,7 @@ FRAME_WORDS: dict[str, frozenset[str]] = {
     "de": _table(
         """sein haben machen heißen bedeuten existieren funktionieren kosten finden können
         müssen dürfen wollen brauchen wissen sagen bekommen erhalten geben geschehen
-        stattfinden passieren"""
+        stattfinden passieren tun"""
     ),
     "ru": _table(
         """быть иметь делать сделать называться называть означать существовать работать

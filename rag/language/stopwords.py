@@ -15,7 +15,9 @@ pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which sta
 question does not name. Russian lists the same classes: every case form of the possessive,
 indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
 adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
-"после", "согласно"). Every case form of the interrogative pronouns is listed, because the
+"после", "согласно"); German its approximations ("etwa", "rund") and "statt", which is a
+preposition or the particle a verb leaves behind ("Wann fand ... statt?": stattfinden, a frame
+word). Every case form of the interrogative pronouns is listed, because the
 lemmatizer is not consulted here: a lemma-based check would inherit its mistakes. Czech lists the
 spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
 
@@ -99,7 +101,8 @@ proszę powiedz
 
 _DE = """
 wer wen wem wessen was wann wo woher wohin warum weshalb wieso weswegen wie wieviel
-wofür womit wovon wozu worauf woran worin worüber wodurch wogegen
+wofür womit wovon wozu worauf woran worin worüber wodurch wogegen worum wonach woraus wobei
+wovor
 welcher welche welches welchem welchen
 der die das den dem des ein eine einer eines einem einen kein keine keinen
 und oder aber dass ob wenn als
@@ -108,6 +111,7 @@ es er sie wir ihr ich du man sich
 in im ins an am auf aus bei beim mit nach von vom zu zum zur für über unter vor durch gegen
 ohne um
 nicht auch noch schon nur sehr so da hier dort gibt viele viel
+zuerst insgesamt etwa ungefähr rund schätzungsweise statt
 bitte
 """
 
