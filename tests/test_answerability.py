@@ -58,6 +58,9 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("en", "What is the phone number of the reception?", "phone"),
         ("cs", "Co mám dělat, když ztratím firemní telefon?", None),
         ("cs", "Kdo má na starosti telefony?", "person"),
+        # a verb of buying beside "kolik" asks a price
+        ("cs", "Za kolik si můžu koupit oběd v jídelně?", "amount"),
+        ("ru", "Сколько стоит купить билет?", "amount"),
         ("sk", "Koľko stojí parkovanie v Brne?", "amount"),
         ("sk", "Kedy sa koná slávnosť?", "date"),
         ("sk", "Kto vedie sklad?", "person"),
@@ -144,6 +147,31 @@ def test_frame_words_are_found_through_their_lemmas(lang: str, word: str, frame:
 def test_a_generic_verb_is_no_focus_word() -> None:
     needs = _needs("Jak se dělá výdejka?", "cs")
     assert [f.surface for f in needs.focus] == ["výdejka"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "focus"),
+    [
+        # verbs of knowing, of procedure and the forms of "stát se" only frame the question
+        ("cs", "Jak poznám úpal?", ["úpal"]),
+        ("cs", "Jak postupovat, když se terminál přehřeje?", ["terminál", "přehřeje"]),
+        ("cs", "Jak se stanu členem?", ["členem"]),
+        # an indefinite pronoun stands for what the question does not name
+        ("cs", "Je Sanders členem nějaké církve?", ["členem", "církve"]),
+        # in a price question the purchase is what the price is of
+        ("cs", "Za kolik si můžu koupit oběd?", ["oběd"]),
+        (
+            "ru",
+            "Что Тесла впервые получил после создания своей компании?",
+            ["создания", "компании"],
+        ),
+        ("de", "Wann fand der letzte Ausbruch der Pest statt?", ["letzte", "Ausbruch"]),
+    ],
+)
+def test_frame_words_and_function_words_leave_the_focus(
+    lang: str, question: str, focus: list[str]
+) -> None:
+    assert sorted(f.surface for f in _needs(question, lang).focus) == sorted(focus)
 
 
 @pytest.mark.parametrize(

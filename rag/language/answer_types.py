@@ -273,6 +273,27 @@ PRICE_CUES: dict[str, frozenset[str]] = {
     "en": _table("cost costs pay paid price money sum"),
 }
 
+# Verbs of buying and selling: "kolik" beside one asks a price ("Za kolik si můžu koupit oběd?"),
+# and there they restate what the price is of, as the price cues do; a passage writes "oběd
+# stojí 95 Kč".
+_PURCHASE: dict[str, frozenset[str]] = {
+    "cs": _table("koupit kupovat nakoupit pořídit prodat prodávat"),
+    "sk": _table("kúpiť kupovať predať predávať"),
+    "pl": _table("kupić kupować sprzedać sprzedawać"),
+    "de": _table("kaufen verkaufen"),
+    "ru": _table("купить покупать продать продавать"),
+    "en": _table("buy bought sell sold"),
+}
+
+
+def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a word of a question asking a price names the kind of answer ("cena", "částka",
+    "zaplatit") or the purchase it is the price of ("koupit"), as "telefonní číslo" does in a
+    contact question: the passage gives the amount, not these words."""
+    table = PRICE_CUES.get(lang, frozenset()) | _PURCHASE.get(lang, frozenset())
+    return form in table or not table.isdisjoint(lemmas)
+
+
 # "How many" asks for a count of things, never a sum, whatever else the question says ("How
 # many days of paid leave ...?"); Czech "kolik", Russian "сколько" and Polish "ile" ask for
 # either, so there the price cues decide. A sum answers a count too (its token is a number).
@@ -598,7 +619,9 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
     if (
         found == "number"
         and phrase not in COUNT_PHRASES.get(lang, frozenset())
-        and not PRICE_CUES.get(lang, frozenset()).isdisjoint(lemmas)
+        and not (PRICE_CUES.get(lang, frozenset()) | _PURCHASE.get(lang, frozenset())).isdisjoint(
+            lemmas
+        )
     ):
         return "amount"
     return found

@@ -49,6 +49,7 @@ from rag.language.answer_types import (
     is_identifier,
     is_name,
     is_number,
+    is_price_word,
     looks_like_verb,
     number_values,
     numeral_compound,
@@ -336,6 +337,8 @@ def question_needs(
             last_at = at
         elif contact and is_contact_word(word_lemmas, w.form, lang):
             continue  # "telefonní číslo" names the answer's kind, as "jak dlouho" does
+        elif kind == "amount" and is_price_word(word_lemmas, w.form, lang):
+            continue  # "za kolik koupit", "kolik činí částka": the amount is the answer
         elif not is_frame(word_lemmas, w.form, lang):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])

@@ -48,7 +48,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rag.language.answer_types import CONTACT_TYPES, AnswerType, answer_type, is_frame
+from rag.language.answer_types import (
+    CONTACT_TYPES,
+    AnswerType,
+    answer_type,
+    is_frame,
+    is_price_word,
+)
 from rag.language.derivation import families
 from rag.language.keys import unaccent
 from rag.language.question_classes import is_contact_word
@@ -330,7 +336,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
 def content_words(retrieval: Retrieval) -> list[QueryWord]:
     """The question's words the filter weighs: its content words less the frame words ("mít",
     "dělat", "stát" of "Kolik mám dní dovolené?", "Co dělat při požáru?") and, in a contact
-    question, the words naming the contact asked for. A light verb frames
+    question, the words naming the contact asked for, in a price question those naming the
+    price or the purchase ("částka", "koupit"). A light verb frames
     the question and says nothing of its topic, so a passage need not hold it: the
     answerability stage already leaves it out of the focus (:func:`is_frame`), and the rules
     that count words must not count against a passage what the question only framed."""
@@ -341,13 +348,16 @@ def content_words(retrieval: Retrieval) -> list[QueryWord]:
         return [k[2:] for k in (*w.keys, *retrieval.form_keys.get(w.form, ())) if k[0] == "l"]
 
     every = [lemma for w in q.all_words for lemma in lemmas_of(w)]
-    # "telefonní číslo" of a contact question names the kind of answer, as it does there
-    contact = answer_type([w.form for w in q.all_words], every, lang) in CONTACT_TYPES
+    # "telefonní číslo" of a contact question and "koupit" of a price question name the kind of
+    # answer, as they do there
+    kind = answer_type([w.form for w in q.all_words], every, lang)
+    contact = kind in CONTACT_TYPES
     return [
         w
         for w in q.words
         if not is_frame(lemmas_of(w), w.form, lang)
         and not (contact and is_contact_word(lemmas_of(w), w.form, lang))
+        and not (kind == "amount" and is_price_word(lemmas_of(w), w.form, lang))
     ]
 
 
