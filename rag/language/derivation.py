@@ -10,7 +10,12 @@ rezervovat / rezervace), relational adjectives (-ní, -ový, -ský: požár / po
 infinitive's own endings. These derivations say the same event or property in another word
 class; those that name another thing are left out: a place (knihovna is no kniha, parkoviště
 no parking), an agent (učitel), a collective or a diminutive. A verb also yields its root without an aspectual prefix (zažádat,
-požádat: žádat), since a perfective verb's noun is often its imperfective's (žádost).
+požádat: žádat), since a perfective verb's noun is often its imperfective's (žádost). That joins
+a prefixed word to the root's unprefixed words only, never to a word of another prefix: a prefix
+makes a verb of its own (vydělat is to earn, oddělit to separate, přihlásit to register,
+nahlásit to report), and only the prefixless word is the pair's common member. So a passage's
+prefixed word holds its root marked as stripped (``f:-děl``), which a question's unprefixed word
+asks for and a question's prefixed word does not (:func:`held_families`, :func:`families`).
 
 The root is taken from the accented lemma: unaccented, "žád-" (to ask) and "zad-" (to assign)
 would be one. Only its last consonant is made plain, where Czech alternates it between the
@@ -28,6 +33,7 @@ from functools import lru_cache
 from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candidates
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
+_STRIPPED = "-"  # marks a root whose aspectual prefix was removed, in a passage's keys
 
 _MIN_WORD = 5
 _MIN_ROOT = 3
@@ -112,13 +118,13 @@ _PREFIXES: dict[str, tuple[str, ...]] = {
 
 
 @lru_cache(maxsize=65536)
-def families(surface: str, lang: str) -> tuple[str, ...]:
-    """The family keys of a word (``f:<root>``): none for a short word or a language without a
-    table; two for a verb with an aspectual prefix (its root with and without it)."""
+def _roots(surface: str, lang: str) -> tuple[str, str | None]:
+    """A word's family root ("" for a short word or a language without a table) and, for a verb
+    with an aspectual prefix, its root without it."""
     suffixes = _SUFFIXES.get(lang)
     word = surface.lower()
     if suffixes is None or len(word) < _MIN_WORD or not word.isalpha():
-        return ()
+        return "", None
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
@@ -129,13 +135,40 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
                 root, verbal = word[: -len(ending)], True
                 break
     root = _plain_end(root)
-    roots = [root]
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
-                roots.append(root[len(prefix) :])
-                break
-    return tuple(FAMILY_KEY + r for r in roots)
+                return root, root[len(prefix) :]
+    return root, None
+
+
+def families(surface: str, lang: str) -> tuple[str, ...]:
+    """The family keys a question's word asks for (``f:<root>``): none for a short word or a
+    language without a table. A prefixed verb asks for its root with the prefix and for the
+    unprefixed root (zažádám: žádost); an unprefixed word for its root, also where a passage's
+    prefixed word holds it (žádost: zažádat)."""
+    root, bare = _roots(surface, lang)
+    if not root:
+        return ()
+    if bare is not None:
+        return (FAMILY_KEY + root, FAMILY_KEY + bare)
+    return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + root)
+
+
+def held_families(surface: str, lang: str) -> tuple[str, ...]:
+    """The family keys a passage's word holds: its root and, for a prefixed verb, its root
+    without the prefix marked as stripped, which only an unprefixed question word asks for."""
+    root, bare = _roots(surface, lang)
+    if not root:
+        return ()
+    if bare is not None:
+        return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + bare)
+    return (FAMILY_KEY + root,)
+
+
+def family_root(key: str) -> str:
+    """The root a family key names, as written in the words that hold it."""
+    return key[len(FAMILY_KEY) :].removeprefix(_STRIPPED)
 
 
 def finite_verb(surface: str, lang: str) -> bool:

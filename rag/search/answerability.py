@@ -57,7 +57,7 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
-from rag.language.derivation import families, finite_verb
+from rag.language.derivation import families, finite_verb, held_families
 from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
@@ -69,11 +69,11 @@ _SENTENCE_CACHE = 8192
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 8: contacts by kind (e-mail, telephone), a line's number in digits; 7: acronyms and the runs
-# of words they spell; 6: verb forms lemmatized by their conjugation
-# class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
-# "-ka" nouns
-ANALYSIS_VERSION = 8
+# 9: a prefixed verb's root without its prefix held apart (derivation.held_families); 8: contacts
+# by kind (e-mail, telephone), a line's number in digits; 7: acronyms and the runs of words they
+# spell; 6: verb forms lemmatized by their conjugation class; 5: feminine surnames their own
+# lemma; 4: word families with a plain final consonant, "-ka" nouns
+ANALYSIS_VERSION = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,7 @@ def _related_forms(tokens: list[Token], lang: str) -> list[str]:
     stem (:mod:`rag.language.derivation`, :mod:`rag.language.names`): "žádost" holds the
     family of "zažádám", "Marchionne" the name of "Marchionneho"; and its acronyms both ways
     ("Česká republika" holds what "ČR" asks for, "ČR" what "České republice" does)."""
-    out = [k for t in tokens for k in families(t.surface, lang)]
+    out = [k for t in tokens for k in held_families(t.surface, lang)]
     out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
     out += acronym_keys([t.surface for t in tokens])
     return out

@@ -55,7 +55,7 @@ from rag.language.answer_types import (
     is_frame,
     is_price_word,
 )
-from rag.language.derivation import families
+from rag.language.derivation import families, family_root
 from rag.language.keys import unaccent
 from rag.language.question_classes import is_contact_word
 from rag.language.question_keys import QueryWord
@@ -198,7 +198,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
     related = frozenset(k for w in words for k in w.keys if k[0] == "f")
     weighed = QuestionWords(words, n, params.prefix_credit)
-    roots = [(k, unaccent(k[2:])) for k in related]
+    roots = [(k, unaccent(family_root(k))) for k in related]
     needs = None
     if params.answer_window > 0:
         needs = question_needs(
