@@ -61,6 +61,9 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         # a verb of buying beside "kolik" asks a price
         ("cs", "Za kolik si můžu koupit oběd v jídelně?", "amount"),
         ("ru", "Сколько стоит купить билет?", "amount"),
+        # and a word of earning: a salary is a sum of money
+        ("cs", "Kolik vydělává vedoucí skladu?", "amount"),
+        ("cs", "Kolik lidí pracuje ve skladu?", "number"),
         ("sk", "Koľko stojí parkovanie v Brne?", "amount"),
         ("sk", "Kedy sa koná slávnosť?", "date"),
         ("sk", "Kto vedie sklad?", "person"),
@@ -160,6 +163,8 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         ("cs", "Je Sanders členem nějaké církve?", ["členem", "církve"]),
         # in a price question the purchase is what the price is of
         ("cs", "Za kolik si můžu koupit oběd?", ["oběd"]),
+        # but the earning is what a salary question is about
+        ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (
             "ru",
             "Что Тесла впервые получил после создания своей компании?",

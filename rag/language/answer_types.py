@@ -273,6 +273,18 @@ PRICE_CUES: dict[str, frozenset[str]] = {
     "en": _table("cost costs pay paid price money sum"),
 }
 
+# Words of earning: "kolik" beside one asks a sum of money too ("Kolik vydělává vedoucí skladu?"),
+# but the earning is what the question is about, not only the kind of answer: they stay in its
+# focus, where a price word and a purchase leave it.
+_EARNING: dict[str, frozenset[str]] = {
+    "cs": _table("vydělávat vydělat výdělek plat mzda"),
+    "sk": _table("zarábať zarobiť plat mzda"),
+    "pl": _table("zarabiać zarobić pensja wynagrodzenie"),
+    "de": _table("verdienen gehalt lohn"),
+    "ru": _table("зарабатывать заработать зарплата"),
+    "en": _table("earn earns earned salary wage"),
+}
+
 # Verbs of buying and selling: "kolik" beside one asks a price ("Za kolik si můžu koupit oběd?"),
 # and there they restate what the price is of, as the price cues do; a passage writes "oběd
 # stojí 95 Kč".
@@ -619,9 +631,11 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
     if (
         found == "number"
         and phrase not in COUNT_PHRASES.get(lang, frozenset())
-        and not (PRICE_CUES.get(lang, frozenset()) | _PURCHASE.get(lang, frozenset())).isdisjoint(
-            lemmas
-        )
+        and not (
+            PRICE_CUES.get(lang, frozenset())
+            | _PURCHASE.get(lang, frozenset())
+            | _EARNING.get(lang, frozenset())
+        ).isdisjoint(lemmas)
     ):
         return "amount"
     return found
