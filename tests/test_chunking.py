@@ -156,6 +156,11 @@ SENTENCE_CASES = [
     ("Stojí to 5 Kč. 10 lidí platí.", ["Stojí to 5 Kč. 10 lidí platí."]),
     ("See e.g. Section 2. It applies.", ["See e.g. Section 2.", "It applies."]),
     ("Konec řádku.\nDalší řádek.", ["Konec řádku.", "Další řádek."]),
+    # a blank line ends a sentence without a stop: a heading is no part of the next sentence
+    (
+        "## Zákaznická podpora\n\nSedm kolegů odpovídá.\n\n## IT provoz",
+        ["## Zákaznická podpora", "Sedm kolegů odpovídá.", "## IT provoz"],
+    ),
     # An ordinal's period ends no sentence, though German follows it by a capital; a function
     # word after a number opens one; a number an abbreviation counts is a cardinal.
     (

@@ -125,7 +125,7 @@ def split_sentences(text: str) -> list[str]:
     """The sentences of ``text`` by the chunker's rules, each with its whitespace collapsed.
 
     Args:
-        text: any text; blank lines get no special treatment here.
+        text: any text; a blank line ends a sentence.
 
     Returns:
         The non-empty sentences in order.
@@ -135,14 +135,18 @@ def split_sentences(text: str) -> list[str]:
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Where the sentences of :func:`split_sentences` lie in ``text``: (start, end) offsets,
-    outer whitespace excluded, empty sentences skipped."""
+    outer whitespace excluded, empty sentences skipped. A blank line ends a sentence whatever
+    precedes it: a heading ("## Zákaznická podpora") or a list item has no full stop, and read
+    into the next sentence its capital looked like a name inside one ("... podpora Sedm
+    kolegů")."""
     out: list[tuple[int, int]] = []
-    s = 0
-    for m in _SENT_END.finditer(text):
-        if _ends_sentence(m):
-            _add_trimmed(text, s, m.start("gap"), out)
-            s = m.end()
-    _add_trimmed(text, s, len(text), out)
+    for p_start, p_end in _paragraphs(text) if "\n" in text else [(0, len(text))]:
+        s = p_start
+        for m in _SENT_END.finditer(text, p_start, p_end):
+            if _ends_sentence(m):
+                _add_trimmed(text, s, m.start("gap"), out)
+                s = m.end()
+        _add_trimmed(text, s, p_end, out)
     return out
 
 
