@@ -15,10 +15,11 @@ pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which sta
 question does not name. Russian lists the same classes: every case form of the possessive,
 indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
 adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
-"после", "согласно"); German its approximations ("etwa", "rund") and "statt", which is a
-preposition or the particle a verb leaves behind ("Wann fand ... statt?": stattfinden, a frame
-word). Every case form of the interrogative pronouns is listed, because the
-lemmatizer is not consulted here: a lemma-based check would inherit its mistakes. Czech lists the
+"после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
+pronominal adverbs ("davon", "dafür") and "statt", which is a preposition or the particle a
+verb leaves behind ("Wann fand ... statt?": stattfinden, a frame word). Every case form of the
+interrogative pronouns is listed, because the lemmatizer is not consulted here: a lemma-based
+check would inherit its mistakes. Czech lists the
 spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
 
 Languages without a list here simply have no stopwords (every word is a content word).
@@ -111,7 +112,9 @@ es er sie wir ihr ich du man sich
 in im ins an am auf aus bei beim mit nach von vom zu zum zur für über unter vor durch gegen
 ohne um
 nicht auch noch schon nur sehr so da hier dort gibt viele viel
-zuerst insgesamt etwa ungefähr rund schätzungsweise statt
+zuerst insgesamt etwa ungefähr rund schätzungsweise statt überhaupt typischerweise normalerweise
+manche mancher manchen manchem manches weitere weiteren weiterer weiteres
+dabei dafür dagegen daher dahin damit danach daran darauf daraus darin darüber davon dazu
 bitte
 """
 
