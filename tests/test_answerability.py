@@ -291,6 +291,32 @@ def test_of_windows_equal_on_the_checks_the_longer_one_is_the_answer() -> None:
     assert assess(text, "cs", needs, 1, True).window == (23, 59)
 
 
+def test_a_heading_opens_a_window_and_never_closes_one() -> None:
+    text = (
+        "Výdejní sklad v Třebíči vede Petr Malý.\n\n## Zákaznická podpora\n\n"
+        "Sedm kolegů ze zákaznické podpory odpovídá na e-maily."
+    )
+    needs = _needs("Jak se jmenuje vedoucí zákaznické podpory?", "cs")
+    a = assess(text, "cs", needs, 2, True)
+    # the heading and its paragraph hold the question's words but no name: not the sentence
+    # above the heading, whose names belong to another section
+    assert not a.answers and a.reason == "type", a.as_dict()
+    start, end = a.window  # type: ignore[misc]
+    assert text[start:end].startswith("## Zákaznická podpora")
+
+
+def test_the_first_word_of_a_numbered_heading_is_no_name() -> None:
+    def names(text: str) -> tuple[str, ...]:
+        tokens = analyze(text, "cs")
+        lemmas = {lemma for t in tokens for lemma in t.lemmas}
+        surfaces, forms = [t.surface for t in tokens], [t.form for t in tokens]
+        return sentence_classes(text, surfaces, forms, lemmas, "cs").get("name", ())
+
+    assert names("## 5. Zákaznická podpora o víkendech") == ()
+    assert names("2) Úvod do práce s Janem") == ("janem",)
+    assert names("1870 založil Siemens firmu.") == ("siemens",)  # a year is no numbering
+
+
 def test_an_unaccented_price_question_reads_its_cue_through_the_form_map() -> None:
     # "stoji" lemmatizes to itself; the corpus's "stojí" maps its form to "stát"
     q = query_keys("Kolik stoji obed v jidelne?", "cs")

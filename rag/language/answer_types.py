@@ -35,6 +35,7 @@ from rag.language.keys import stopword_forms, unaccent
 from rag.language.lemmas import typed_lower_name
 from rag.language.question_classes import contact_question, contact_tokens
 
+_NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
 AnswerType = Literal[
@@ -857,12 +858,15 @@ def sentence_classes(
     stops = stopword_forms(lang)
     # An all-caps line is a heading, not a row of acronyms; one letter names nothing.
     shouting = sum(s.isupper() for s in surfaces) * 2 > len(surfaces)
+    # a numbered heading or list item ("## 5. Zákaznická podpora", "2) Úvod") begins with the
+    # word after its number, which is no name for standing second
+    lead = 1 if _NUMBERED.match(text) else 0
     names = tuple(
         f
         for i, (s, f) in enumerate(pairs)
         if len(s) > 1
         and not s.islower()  # most words: no capital, no name (is_name's cheap half)
-        and is_name(s, i, "")
+        and is_name(s, max(i - lead, 0), "")
         and not (shouting and s.isupper())
         and f not in stops  # "Pokud" after "haly B." starts a sentence the splitter missed
         and f not in _CURRENCY_WORDS

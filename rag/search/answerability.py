@@ -66,15 +66,17 @@ from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
+_STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no heading
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 10: a blank line ends a sentence (rag.ingest.chunking.sentence_spans); 9: a prefixed verb's
-# root without its prefix held apart (derivation.held_families); 8: contacts by kind (e-mail,
-# telephone), a line's number in digits; 7: acronyms and the runs of words they spell; 6: verb
-# forms lemmatized by their conjugation class; 5: feminine surnames their own lemma; 4: word
-# families with a plain final consonant, "-ka" nouns
-ANALYSIS_VERSION = 10
+# 11: a numbered heading's first word is no name; 10: a blank line ends a sentence
+# (rag.ingest.chunking.sentence_spans); 9: a prefixed verb's root without its prefix held apart
+# (derivation.held_families); 8: contacts by kind (e-mail, telephone), a line's number in digits;
+# 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
+# class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
+# "-ka" nouns
+ANALYSIS_VERSION = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +397,17 @@ def question_needs(
     return replace(needs, plan=_Plan(needs))
 
 
+def _heading(text: str, sents: tuple[Sentence, ...], j: int) -> bool:
+    """Whether sentence ``j`` is a heading: a paragraph of its own (blank lines around it) that
+    ends without a stop."""
+    s = sents[j]
+    if text[s.end - 1] in _STOPS:
+        return False
+    before = text[sents[j - 1].end : s.start] if j > 0 else "\n\n"
+    after = text[s.end : sents[j + 1].start] if j + 1 < len(sents) else "\n\n"
+    return "\n\n" in before and "\n\n" in after
+
+
 def _compound_numbers(surface: str) -> tuple[str, ...]:
     compound = numeral_compound(surface) if has_digit(surface) else None
     return compound.numbers if compound is not None else ()
@@ -631,11 +644,16 @@ def assess(
         if kind is None
         else [_answers_type(s, kind, needs.asked) for s in sents]
     )
+    # a heading opens a window, never closes one: it names the section after it, not the one
+    # that ends above it ("Výdejní sklad v Třebíči ..." above "## Zákaznická podpora")
+    headings = [_heading(text, sents, j) for j in range(len(sents))]
     best: tuple[Any, ...] | None = None
     for i in range(len(sents)):
         held = 0
         type_ok = False
         for j in range(i, min(i + window_size, len(sents))):
+            if j > i and headings[j]:
+                break
             held |= masks[j]
             type_ok = type_ok or typed[j]
             checks, cover = plan.window(held, titled, prefix_credit)
