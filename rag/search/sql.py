@@ -119,10 +119,7 @@ SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
        coalesce((SELECT array_agg(m ORDER BY m) FROM unnest(f.matched) m),
                 (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
                    FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u))
-           AS matched,
-       -- the chunk's sentences as ingestion analysed them (migration 009), if by this code's
-       -- rules and in its document's language: judging decodes them instead of analysing
-       a.analysis::text AS analysis
+           AS matched
 FROM (
     SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
            fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance, fts.matched,
@@ -131,9 +128,18 @@ FROM (
 ) f
 JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
 JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
-LEFT JOIN chunk_analyses a ON a.owner_id = c.owner_id AND a.chunk_id = c.chunk_id
-     AND a.version = %(analysis_version)s AND a.lang = d.lang
 ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
+"""
+
+# The chunks' sentences as ingestion analysed them (migration 009), if by this code's rules
+# (%(analysis_version)s) and in the language of the chunk's document (%(langs)s, in the order
+# of %(ids)s): judging decodes them instead of analysing. Read apart from the candidates, for
+# those judging asks for (rag.search.retrieve.AnalysisReader).
+ANALYSES = """
+SELECT a.chunk_id, a.analysis::text
+FROM unnest(%(ids)s::bigint[], %(langs)s::text[]) AS w(chunk_id, lang)
+JOIN chunk_analyses a ON a.owner_id = %(owner_id)s AND a.chunk_id = w.chunk_id
+     AND a.version = %(analysis_version)s AND a.lang = w.lang
 """
 
 
