@@ -34,6 +34,7 @@ from psycopg_pool import PoolTimeout
 from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import DatabaseUnavailable, RetrievalError, one_line
+from rag.ingest.freshness import Standing
 from rag.language.courtesy import core_question
 from rag.language.diacritics import may_restore, restorable_forms, restore
 from rag.language.keys import (
@@ -93,6 +94,8 @@ class Candidate:
     distance: float | None
     rrf_score: float
     matched_keys: list[str]
+    # its document's standing when stale or superseded (None: fresh)
+    standing: Standing | None = None
     # the chunk's stored sentence analysis (JSON), when it is this code's (ANALYSIS_VERSION),
     # once ``reader`` has read it
     analysis: str | None = field(default=None, repr=False)
@@ -345,6 +348,7 @@ def retrieve(
             distance=_float(r[9]),
             rrf_score=float(r[10]),
             matched_keys=list(r[11]),
+            standing=Standing(bool(r[12]), r[13]) if r[12] or r[13] else None,
             reader=reader,
         )
         for r in rows

@@ -12,6 +12,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from rag.search.filters import SearchFilter
+from rag.store import STANDING_JOIN
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,
@@ -109,7 +110,8 @@ vec AS (
 )"""
 EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank, NULL::text[] AS matched WHERE false)"
 EMPTY_VEC = "vec AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS distance, NULL::bigint AS rank WHERE false)"
-FUSE = """
+FUSE = (
+    """
 SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
        f.fts_rank, f.score, f.vector_rank,
        coalesce(f.distance, {late_distance}) AS distance, f.rrf,
@@ -119,7 +121,10 @@ SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
        coalesce((SELECT array_agg(m ORDER BY m) FROM unnest(f.matched) m),
                 (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
                    FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u))
-           AS matched
+           AS matched,
+       -- the document's standing (rag.ingest.freshness), read here rather than by a statement
+       -- of its own after fusion: the search then hides the superseded and ranks the stale last
+       lower(d.metadata->>'status') = 'stale' AS stale, sup.source_id AS superseded_by
 FROM (
     SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
            fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance, fts.matched,
@@ -127,9 +132,12 @@ FROM (
     FROM fts FULL OUTER JOIN vec ON fts.chunk_id = vec.chunk_id
 ) f
 JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
-JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
+JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id"""
+    + STANDING_JOIN
+    + """
 ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
 """
+)
 
 # The chunks' sentences as ingestion analysed them (migration 009), if by this code's rules
 # (%(analysis_version)s) and in the language of the chunk's document (%(langs)s, in the order
