@@ -339,7 +339,7 @@ class Engine:
             filters=filters,
             fusion=self.fusion,
         )
-        hidden, standings = self._standing(owner_id, r)
+        hidden, standings = self._standing(r)
         hits, rel, name = judged(r, params or self.thresholds, complete=False)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
@@ -373,13 +373,9 @@ class Engine:
             q, r.query.lang, hits, degraded, r, hidden=hidden, relation=rel, thresholds=name
         )
 
-    def _standing(
-        self, owner_id: int | None, r: Retrieval
-    ) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
+    def _standing(self, r: Retrieval) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
         """Drop superseded documents' candidates from ``r``; the dropped, and the stale by id
         (the retrieval read each candidate's standing with it)."""
-        if owner_id is None or not r.candidates:
-            return [], {}
         found = {c.document_id: c.standing for c in r.candidates if c.standing is not None}
         hidden = [
             {"source_id": c.source_id, "chunk_id": c.chunk_id, "superseded_by": s.superseded_by}
