@@ -168,16 +168,17 @@ def test_documents_list_shows_the_standing(url: str, tmp_path: Path, service: Li
 def test_the_supersedes_lookup_uses_its_index(url: str, tmp_path: Path) -> None:
     import psycopg
 
-    from rag.ingest.freshness import STANDING
+    from rag.store import STANDING_JOIN
 
+    # the join a search reads its candidates' standing by (rag.search.sql.FUSE)
+    lookup = (
+        "EXPLAIN SELECT sup.source_id FROM documents d"
+        + STANDING_JOIN
+        + " WHERE d.owner_id = 1 AND d.document_id = ANY('{1,2}')"
+    )
     with psycopg.connect(url) as conn:
         conn.execute("SET enable_seqscan = off")
-        plan = "\n".join(
-            r[0]
-            for r in conn.execute(
-                "EXPLAIN " + STANDING.replace("%(owner_id)s", "1").replace("%(ids)s", "'{1,2}'")
-            )
-        )
+        plan = "\n".join(r[0] for r in conn.execute(lookup))
     assert "documents_supersedes" in plan, plan
 
 

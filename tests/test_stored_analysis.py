@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from rag.cli.main import cli
 from rag.db import Database
 from rag.embedders import make_embedder
+from rag.errors import DatabaseUnavailable
 from rag.ingest import analysis_queue
 from rag.ingest.chunking import chunk_text
 from rag.ingest.loaders import LoadedDocument, iter_paths, load_path
@@ -30,7 +31,7 @@ from rag.search.answerability import (
     stored_sentences,
 )
 from rag.search.relevance import FilterParams, judge
-from rag.search.retrieve import retrieve
+from rag.search.retrieve import read_analyses, retrieve
 from rag.settings import Settings
 from rag.store import find_owner
 
@@ -123,8 +124,9 @@ def verdicts(db: Database, settings: Settings, owner_id: int) -> tuple[list[obje
     out, stored = [], []
     for q in QUESTIONS:
         r = retrieve(db, settings, embedder, owner_id, q)
-        stored += [c.analysis is not None for c in r.candidates]
         out.append([(j.passed, j.rule, j.answer and j.answer.as_dict()) for j in judge(r, params)])
+        # read by judging, which looked for every candidate's window
+        stored += [c.analysis is not None for c in r.candidates]
     return out, stored
 
 
@@ -180,6 +182,7 @@ def test_a_search_uses_only_its_own_version_and_language(
         conn.commit()
     r = retrieve(db, settings, None, oid, "parkovací karta kantýna vozy", mode="fts")
     assert len(r.candidates) == len(TEXTS)
+    read_analyses(r.candidates)
     assert all(c.analysis is None for c in r.candidates)  # none trusted: each analysed live
     assert all(c.sentences() == sentences(c.text, c.lang) for c in r.candidates)
     # the worker redoes the older row only: a newer process wrote the newer one
@@ -249,3 +252,39 @@ def test_the_service_worker_empties_the_queue_in_the_background(
         worker.stop()
     assert analysis_queue.waiting(db, oid) == 0
     assert worker.analysed >= len(TEXTS)
+
+
+class Down:
+    """A database that is down."""
+
+    def connection(self) -> None:
+        raise DatabaseUnavailable("database unavailable: connection refused")
+
+
+def test_a_live_search_reads_the_analyses_of_the_windows_it_looks_for(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    """Judging reads a candidate's stored analysis only when it looks for its window; a read
+    that fails leaves it to the rules, with the same verdicts."""
+    settings = settings.replace(answer_window=2)
+    Ingestor(db, settings.replace(analyze_at_ingest=True), None, owner).add_all(docs_of(*TEXTS))
+    with db.connection() as conn:
+        oid = find_owner(conn, owner)
+    assert oid is not None
+    params = FilterParams.from_settings(settings)
+    question = "Kolik stojí parkovací karta?"
+    r = retrieve(db, settings, None, oid, question, mode="fts")
+    assert all(c.analysis is None for c in r.candidates)  # not read with the candidates
+    live = judge(r, params, complete=False)
+    assert [c.analysis is not None for c in r.candidates] == [j.window_checked for j in live]
+    assert any(j.window_checked for j in live) and not all(j.window_checked for j in live)
+    broken = retrieve(db, settings, None, oid, question, mode="fts")
+    for c in broken.candidates:
+        assert c.reader is not None
+        c.reader.db = Down()  # type: ignore[assignment]
+    sentences.cache_clear()
+    again = judge(broken, params, complete=False)
+    assert all(c.analysis is None for c in broken.candidates)
+    assert [(j.passed, j.rule, j.answer and j.answer.as_dict()) for j in again] == [
+        (j.passed, j.rule, j.answer and j.answer.as_dict()) for j in live
+    ]

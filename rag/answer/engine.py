@@ -23,8 +23,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-import psycopg
-
 from rag.answer.followup import standalone_question
 from rag.answer.llm import AbstentionGate
 from rag.answer.related import related_hits, related_sources, related_text
@@ -33,7 +31,7 @@ from rag.db import Database
 from rag.embedders import Embedder
 from rag.errors import LLMError, QuestionError, one_line
 from rag.ingest.chunking import split_sentences
-from rag.ingest.freshness import Standing, standing
+from rag.ingest.freshness import Standing
 from rag.language.keys import chunk_keys, normalize
 from rag.language.phrases import EXTRACTIVE_LABEL, NOT_FOUND, answer_language
 from rag.logs import private
@@ -341,7 +339,7 @@ class Engine:
             filters=filters,
             fusion=self.fusion,
         )
-        hidden, standings = self._standing(owner_id, r)
+        hidden, standings = self._standing(r)
         hits, rel, name = judged(r, params or self.thresholds, complete=False)
         # A candidate without a distance while the vector retriever ran has no vector of the
         # model yet: the word rules alone judged it.
@@ -375,20 +373,10 @@ class Engine:
             q, r.query.lang, hits, degraded, r, hidden=hidden, relation=rel, thresholds=name
         )
 
-    def _standing(
-        self, owner_id: int | None, r: Retrieval
-    ) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
-        """Drop superseded documents' candidates from ``r``; the dropped, and the stale by id."""
-        if owner_id is None or not r.candidates:
-            return [], {}
-        try:
-            with self.db.connection() as conn:
-                found = standing(conn, owner_id, [c.document_id for c in r.candidates])
-                conn.commit()
-        except psycopg.Error as e:  # fail open: answer without the standing, and say so
-            message = one_line(e)
-            r.degraded.append({"component": "standing", "reason": "error", "message": message})
-            return [], {}
+    def _standing(self, r: Retrieval) -> tuple[list[dict[str, Any]], dict[int, Standing]]:
+        """Drop superseded documents' candidates from ``r``; the dropped, and the stale by id
+        (the retrieval read each candidate's standing with it)."""
+        found = {c.document_id: c.standing for c in r.candidates if c.standing is not None}
         hidden = [
             {"source_id": c.source_id, "chunk_id": c.chunk_id, "superseded_by": s.superseded_by}
             for c in r.candidates

@@ -63,7 +63,7 @@ from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
 from rag.search.pull import PULL_OFF
-from rag.search.retrieve import Candidate, Retrieval
+from rag.search.retrieve import Candidate, Retrieval, read_analyses
 from rag.search.word_evidence import QuestionWords, Word, WordEvidence, idf
 from rag.settings import Settings
 
@@ -215,40 +215,58 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     # Coverage and support only fall when the window's keys replace the chunk's (a word's
     # credit is 1, prefix_credit or 0 by its best key), so the chunk's bound the window's.
     bounded = not complete and 0.0 <= params.prefix_credit <= 1.0
+
+    def closeness(c: Candidate) -> tuple[float | None, bool]:
+        """The candidate's distance from the best one, and whether it is within the margin."""
+        margin = None if c.distance is None or best is None else c.distance - best
+        return (
+            margin,
+            c.distance is not None and margin is not None and margin <= params.vector_margin,
+        )
+
+    def refusal(c: Candidate) -> Judgement | None:
+        """The candidate refused without its window, when no rule could admit it even by the
+        words of its whole chunk; None: its window is looked for."""
+        margin, near = closeness(c)
+        # the chunk's keys bound its windows': a family the chunk may hold counts as held
+        # (a family's root is written in a chunk that holds one of its words)
+        # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste);
+        # only the families of words the chunk's keys leave unmatched can add anything
+        matched = frozenset(c.matched_keys)
+        ranks = weighed.ranks(matched)
+        if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
+            plain = unaccent(c.text.lower())
+            kin = {k for k, root in roots if k in wanted and root in plain}
+            if kin:
+                ranks = weighed.ranks(matched | kin)
+        evidence, coverage, support = weighed.evidence(ranks=ranks)
+        if _admissible(c, c.distance, near, known, coverage, support, params):
+            return None
+        return Judgement(
+            False,
+            None,
+            c.distance,
+            margin,
+            coverage,
+            evidence,
+            support,
+            known,
+            window_checked=False,
+        )
+
+    refused = [refusal(c) if bounded else None for c in retrieval.candidates]
+    if needs is not None or params.anchor_support:
+        # the chunks whose sentences are judged below: their stored analyses in one read
+        read_analyses([c for c, r in zip(retrieval.candidates, refused, strict=True) if r is None])
     judgements = []
-    for c in retrieval.candidates:
+    for c, refused_by_chunk in zip(retrieval.candidates, refused, strict=True):
+        if refused_by_chunk is not None:
+            judgements.append(refused_by_chunk)
+            continue
         answer = None
         held = None
         matched = frozenset(c.matched_keys)
-        margin = None if c.distance is None or best is None else c.distance - best
-        near = c.distance is not None and margin is not None and margin <= params.vector_margin
-        if bounded:
-            # the chunk's keys bound its windows': a family the chunk may hold counts as held
-            # (a family's root is written in a chunk that holds one of its words)
-            # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste);
-            # only the families of words the chunk's keys leave unmatched can add anything
-            ranks = weighed.ranks(matched)
-            if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
-                plain = unaccent(c.text.lower())
-                kin = {k for k, root in roots if k in wanted and root in plain}
-                if kin:
-                    ranks = weighed.ranks(matched | kin)
-            evidence, coverage, support = weighed.evidence(ranks=ranks)
-            if not _admissible(c, c.distance, near, known, coverage, support, params):
-                judgements.append(
-                    Judgement(
-                        False,
-                        None,
-                        c.distance,
-                        margin,
-                        coverage,
-                        evidence,
-                        support,
-                        known,
-                        window_checked=False,
-                    )
-                )
-                continue
+        margin, near = closeness(c)
         if needs is not None:
             answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
@@ -427,8 +445,20 @@ def _by_document(
         for c, j in zip(retrieval.candidates, judgements, strict=True)
         if j.rule is not None and "document" not in j.rule
     }
+    eligible = [
+        j.rule is None and c.document_id in spoken
+        for c, j in zip(retrieval.candidates, judgements, strict=True)
+    ]
+    # the windows a live search skipped and this rule looks for: their analyses in one read
+    read_analyses(
+        [
+            c
+            for c, j, ok in zip(retrieval.candidates, judgements, eligible, strict=True)
+            if ok and j.answer is None
+        ]
+    )
     for i, (c, j) in enumerate(zip(retrieval.candidates, judgements, strict=True)):
-        if j.rule is not None or c.document_id not in spoken:
+        if not eligible[i]:
             continue
         if j.answer is None:  # skipped by a live search: judged as a complete judgement would
             answer = _window(c, needs, params)

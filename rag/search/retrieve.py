@@ -33,7 +33,8 @@ from psycopg_pool import PoolTimeout
 
 from rag.db import Database
 from rag.embedders import Embedder
-from rag.errors import RetrievalError, one_line
+from rag.errors import DatabaseUnavailable, RetrievalError, one_line
+from rag.ingest.freshness import Standing
 from rag.language.courtesy import core_question
 from rag.language.diacritics import may_restore, restorable_forms, restore
 from rag.language.keys import (
@@ -48,6 +49,7 @@ from rag.search.filters import SearchFilter
 from rag.search.pull import PullProbe
 from rag.search.relations import set_for
 from rag.search.sql import (
+    ANALYSES,
     EMPTY_FTS,
     EMPTY_VEC,
     FILTERED_COUNT,
@@ -92,8 +94,13 @@ class Candidate:
     distance: float | None
     rrf_score: float
     matched_keys: list[str]
-    # the chunk's stored sentence analysis (JSON), when it is this code's (ANALYSIS_VERSION)
+    # its document's standing when stale or superseded (None: fresh)
+    standing: Standing | None = None
+    # the chunk's stored sentence analysis (JSON), when it is this code's (ANALYSIS_VERSION),
+    # once ``reader`` has read it
     analysis: str | None = field(default=None, repr=False)
+    # where the stored analysis is read from when judging first asks for it (None: nowhere)
+    reader: AnalysisReader | None = field(default=None, repr=False, compare=False)
     _sentences: tuple[Sentence, ...] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -102,8 +109,59 @@ class Candidate:
         """The chunk's sentences for judging: the stored analysis decoded, or computed now when
         there is none of this code's version (a chunk the background worker has not reached)."""
         if self._sentences is None:
+            if self.reader is not None:
+                self.reader.read([self])
             self._sentences = stored_sentences(self.text, self.lang, self.analysis)
         return self._sentences
+
+
+class AnalysisReader:
+    """Reads the stored sentence analyses (migration 009) of one retrieval's candidates, each
+    once, when judging asks for them: a live search looks for the evidence windows of about a
+    quarter of its candidates (23 of 86 at 100,000 chunks), and an analysis is about eight
+    times its chunk's text, so reading every candidate's with the lists cost more than the
+    extra statement does. :func:`read_analyses` reads many in one statement.
+
+    A failed read leaves the candidates without one: judging then analyses them itself, with
+    the same rules, as it does a chunk the background worker has not reached.
+    """
+
+    def __init__(self, db: Database, owner_id: int) -> None:
+        self.db = db
+        self.owner_id = owner_id
+        # chunk id -> its analysis as read (None: none stored of this version and language);
+        # judging again (another threshold set, distances moved) reads nothing twice
+        self._read: dict[int, str | None] = {}
+
+    def read(self, candidates: Sequence[Candidate]) -> None:
+        """Give each of ``candidates`` (its own) its stored analysis."""
+        own = [c for c in candidates if c.reader is self and c.analysis is None]
+        todo = [c for c in own if c.chunk_id not in self._read]
+        if todo:
+            params = {
+                "owner_id": self.owner_id,
+                "ids": [c.chunk_id for c in todo],
+                "langs": [c.lang for c in todo],
+                "analysis_version": ANALYSIS_VERSION,
+            }
+            found: dict[int, str] = {}
+            try:
+                with self.db.connection() as conn:
+                    found = dict(conn.execute(ANALYSES, params).fetchall())
+                    conn.commit()
+            except (psycopg.Error, DatabaseUnavailable) as e:
+                log.warning("stored analyses not read, analysing live: %s", one_line(e))
+            self._read.update((c.chunk_id, found.get(c.chunk_id)) for c in todo)
+        for c in own:
+            c.analysis = self._read[c.chunk_id]
+
+
+def read_analyses(candidates: Sequence[Candidate]) -> None:
+    """Read the stored analyses of ``candidates`` (whose sentences judging is about to ask
+    for), one statement per retrieval they come from."""
+    readers = {id(c.reader): c.reader for c in candidates if c.reader is not None}
+    for reader in readers.values():
+        reader.read(candidates)
 
 
 @dataclass
@@ -275,6 +333,7 @@ def retrieve(
                 raise RetrievalError(f"retrieval failed: {one_line(e)}") from e
         conn.commit()
     timings["sql"] = (time.perf_counter() - t1) * 1000
+    reader = AnalysisReader(db, owner_id)
     candidates = [
         Candidate(
             chunk_id=int(r[0]),
@@ -289,7 +348,8 @@ def retrieve(
             distance=_float(r[9]),
             rrf_score=float(r[10]),
             matched_keys=list(r[11]),
-            analysis=r[12],
+            standing=Standing(bool(r[12]), r[13]) if r[12] or r[13] else None,
+            reader=reader,
         )
         for r in rows
     ]
@@ -608,7 +668,6 @@ def _params(
         "w_fts": settings.rrf_weight_fts,
         "w_vec": settings.rrf_weight_vector,
         "vec": qvec,
-        "analysis_version": ANALYSIS_VERSION,
     }
 
 

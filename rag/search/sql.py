@@ -12,6 +12,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from rag.search.filters import SearchFilter
+from rag.store import STANDING_JOIN
 
 OWNER_INFO = """
 SELECT chunk_count, token_total,
@@ -109,7 +110,8 @@ vec AS (
 )"""
 EMPTY_FTS = "fts AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS score, NULL::bigint AS rank, NULL::text[] AS matched WHERE false)"
 EMPTY_VEC = "vec AS (SELECT NULL::bigint AS chunk_id, NULL::float8 AS distance, NULL::bigint AS rank WHERE false)"
-FUSE = """
+FUSE = (
+    """
 SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
        f.fts_rank, f.score, f.vector_rank,
        coalesce(f.distance, {late_distance}) AS distance, f.rrf,
@@ -120,9 +122,9 @@ SELECT f.chunk_id, c.document_id, d.source_id, d.title, c.text, d.lang,
                 (SELECT coalesce(array_agg(u.lexeme ORDER BY u.lexeme), '{{}}')
                    FROM unnest(ts_filter(setweight(c.word_keys, 'A', %(keys)s), '{{a}}')) u))
            AS matched,
-       -- the chunk's sentences as ingestion analysed them (migration 009), if by this code's
-       -- rules and in its document's language: judging decodes them instead of analysing
-       a.analysis::text AS analysis
+       -- the document's standing (rag.ingest.freshness), read here rather than by a statement
+       -- of its own after fusion: the search then hides the superseded and ranks the stale last
+       lower(d.metadata->>'status') = 'stale' AS stale, sup.source_id AS superseded_by
 FROM (
     SELECT coalesce(fts.chunk_id, vec.chunk_id) AS chunk_id,
            fts.rank AS fts_rank, fts.score, vec.rank AS vector_rank, vec.distance, fts.matched,
@@ -130,10 +132,22 @@ FROM (
     FROM fts FULL OUTER JOIN vec ON fts.chunk_id = vec.chunk_id
 ) f
 JOIN chunks c ON c.owner_id = %(owner_id)s AND c.chunk_id = f.chunk_id
-JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id
-LEFT JOIN chunk_analyses a ON a.owner_id = c.owner_id AND a.chunk_id = c.chunk_id
-     AND a.version = %(analysis_version)s AND a.lang = d.lang
+JOIN documents d ON d.owner_id = c.owner_id AND d.document_id = c.document_id"""
+    + STANDING_JOIN
+    + """
 ORDER BY f.rrf DESC, least(coalesce(f.fts_rank, 1e9), coalesce(f.vector_rank, 1e9)), f.chunk_id
+"""
+)
+
+# The chunks' sentences as ingestion analysed them (migration 009), if by this code's rules
+# (%(analysis_version)s) and in the language of the chunk's document (%(langs)s, in the order
+# of %(ids)s): judging decodes them instead of analysing. Read apart from the candidates, for
+# those judging asks for (rag.search.retrieve.AnalysisReader).
+ANALYSES = """
+SELECT a.chunk_id, a.analysis::text
+FROM unnest(%(ids)s::bigint[], %(langs)s::text[]) AS w(chunk_id, lang)
+JOIN chunk_analyses a ON a.owner_id = %(owner_id)s AND a.chunk_id = w.chunk_id
+     AND a.version = %(analysis_version)s AND a.lang = w.lang
 """
 
 
