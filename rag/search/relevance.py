@@ -1,4 +1,6 @@
-"""The relevance filter: a candidate becomes a source only with evidence. Pure; no database.
+"""The relevance filter: a candidate becomes a source only with evidence. Pure but for one read:
+the stored sentence analyses of the candidates whose windows it looks for
+(:class:`rag.search.retrieve.AnalysisReader`, one statement per judgement).
 
 Three rules, any suffices:
 
