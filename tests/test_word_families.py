@@ -66,6 +66,20 @@ def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
     assert not _joined(a, b), (families(a, "cs"), families(b, "cs"))
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "joined"),
+    [
+        ("победителем", "победила", True),  # an agent noun and its verb
+        ("создания", "создать", True),  # a verbal noun and its verb
+        ("организация", "организовать", True),
+        ("построили", "строить", True),  # a prefixed verb and its unprefixed one
+        ("бедой", "победить", False),  # no prefix: "бедить" is no verb
+    ],
+)
+def test_russian_words_of_one_family_meet(a: str, b: str, joined: bool) -> None:
+    assert _joined(a, b, "ru") is joined, (families(a, "ru"), held_families(b, "ru"))
+
+
 def test_short_words_and_other_languages_have_no_family() -> None:
     assert families("kolo", "cs") == ()
     assert families("Bestellung", "de") == ()

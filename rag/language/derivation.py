@@ -23,7 +23,9 @@ derivations of one root (přihlásit / přihláška, hlásit / hlášení). A ro
 it), and neither is a word shorter than five letters. One suffix is removed, the longest that
 leaves such a root; the table is the grammar's, not fitted to a set of questions.
 
-Only Czech has a table; other languages get no family keys.
+Czech has a table, and Russian one by the same grammar (победитель / победить / победа, создание /
+создать, организация / организовать), where a prefix is taken off only when the verb without
+it is a word of the dictionary; other languages get no family keys.
 """
 
 from __future__ import annotations
@@ -93,10 +95,49 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("e", False),
         ("o", False),
     ),
+    # Russian by the same grammar: verbal nouns, infinitives (reflexive ones too), agent and
+    # abstract nouns, the -ация nouns of -овать verbs, relational adjectives and the noun's own
+    # ending (победитель / победить / победа, создание / создать, организация / организовать)
+    "ru": (
+        ("ование", True),
+        ("ение", True),
+        ("ание", True),
+        ("яние", True),
+        ("оваться", True),
+        ("аться", True),
+        ("яться", True),
+        ("еться", True),
+        ("иться", True),
+        ("овать", True),
+        ("евать", True),
+        ("ивать", True),
+        ("ывать", True),
+        ("нуть", True),
+        ("ать", True),
+        ("ять", True),
+        ("еть", True),
+        ("ить", True),
+        ("итель", False),
+        ("атель", False),
+        ("ство", False),
+        ("ость", False),
+        ("ация", False),
+        ("ный", False),
+        ("ной", False),
+        ("ский", False),
+        ("ской", False),
+        ("овый", False),
+        ("а", False),
+        ("я", False),
+        ("о", False),
+    ),
 }
 _FINITE: dict[str, tuple[str, ...]] = {
     "cs": ("ujeme", "ujete", "ují", "uji", "uje", "áme", "áte", "ají", "ám", "áš"),
 }
+# Languages whose prefix is taken off only when the verb without it is a word of the dictionary:
+# a Russian verb's first syllable is often a prefix's letters and none (победить, посетить).
+_PREFIXED_WORD_NEEDED = frozenset({"ru"})
 _PREFIXES: dict[str, tuple[str, ...]] = {
     "cs": (
         "pře",
@@ -114,6 +155,7 @@ _PREFIXES: dict[str, tuple[str, ...]] = {
         "do",
         "ob",
     ),
+    "ru": ("пере", "под", "над", "раз", "рас", "при", "про", "по", "за", "на", "вы", "от", "до"),
 }
 
 
@@ -138,8 +180,15 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
+                if lang in _PREFIXED_WORD_NEEDED and not _known(lemma[len(prefix) :], lang):
+                    break  # победить is no по- of "бедить"
                 return root, root[len(prefix) :]
     return root, None
+
+
+def _known(word: str, lang: str) -> bool:
+    words = dictionary_words(lang)
+    return words is not None and word in words
 
 
 def families(surface: str, lang: str) -> tuple[str, ...]:
