@@ -211,3 +211,18 @@ def test_a_number_without_a_contact_cue_is_no_contact() -> None:
 )
 def test_who_is_a_name_is_definitional(forms: list[str], named: list[bool], expected: bool) -> None:
     assert definitional(forms, named, "cs") is expected
+
+
+@pytest.mark.parametrize(
+    ("forms", "named", "expected"),
+    [
+        # "кто такие" defines whoever follows, names or not
+        (["kto", "takie", "rukovoditeli", "stroitelstva"], [False, False, False, False], True),
+        (["kto", "takoi", "marchionne"], [False, False, True], True),
+        (["kto", "vozglavil", "komitet"], [False, False, False], False),
+    ],
+)
+def test_russian_who_such_is_definitional(
+    forms: list[str], named: list[bool], expected: bool
+) -> None:
+    assert definitional(forms, named, "ru") is expected

@@ -163,8 +163,14 @@ _WHO: dict[str, frozenset[str]] = {
 }
 
 
+# Russian asks who someone is by "кто такой" ("Кто такие руководители строительства?"), whoever
+# follows: the pronoun makes the question one of definition, names or not.
+_SUCH: dict[str, frozenset[str]] = {"ru": _table("такой такая такое такие")}
+
+
 def definitional(forms: Sequence[str], named: Sequence[bool], lang: str) -> bool:
-    """Whether a question asks who a named person is: "who", a copula, then names only.
+    """Whether a question asks who a named person is: "who", a copula, then names only; or, in
+    Russian, "кто такой" and whoever follows.
 
     Args:
         forms: every word of the question, unaccented, in order.
@@ -176,6 +182,8 @@ def definitional(forms: Sequence[str], named: Sequence[bool], lang: str) -> bool
         if form not in who:
             continue
         rest = i + 1
+        if rest + 1 < len(forms) and forms[rest] in _SUCH.get(lang, frozenset()):
+            return True
         if rest < len(forms) and forms[rest] in copulas:
             rest += 1
         elif lang != "ru":  # Russian needs no copula: "Кто такой Марчионне?" aside
