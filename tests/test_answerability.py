@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.language.answer_types import (
+    combined_number,
     is_frame,
     is_identifier,
     is_name,
@@ -812,3 +813,27 @@ def test_an_acronym_does_not_meet_another_name(question: str, passage: str) -> N
         r for r in assess(passage, "cs", needs, 2, False).required if r.get("matched_by") == "name"
     ]
     assert not by_acronym, by_acronym
+
+
+@pytest.mark.parametrize(
+    ("lang", "word", "number"),
+    [
+        ("ru", "Шестикратный", "6"),
+        ("ru", "двухэтажный", "2"),
+        ("cs", "pětiletý", "5"),
+        ("cs", "šestinásobný", "6"),
+        ("ru", "семинар", None),  # "нар" is too short to be the rest of a compound
+        ("cs", "jednota", None),  # "ta" is no word after "jedno-"
+    ],
+)
+def test_a_compound_adjective_holds_the_number_it_begins_with(
+    lang: str, word: str, number: str | None
+) -> None:
+    assert combined_number(word, lang) == number
+
+
+def test_a_count_question_is_answered_by_a_compound_numeral() -> None:
+    text = "Шестикратный обладатель Грэмми Леди Гага исполнила гимн."
+    needs = _needs("Сколько премий Грэмми получила Леди Гага?", "ru")
+    a = assess(text, "ru", needs, 2, True)
+    assert a.type_token == "6", a.as_dict()

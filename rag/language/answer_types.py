@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
-from rag.language.lemmas import typed_lower_name
+from rag.language.lemmas import dictionary_words, typed_lower_name
 from rag.language.question_classes import contact_question, contact_tokens
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
@@ -738,6 +738,53 @@ class NumeralCompound:
     duration: bool  # its first word part is a unit of time ("10letý", "3-tägig")
 
 
+# The combining forms of the numerals that begin a compound adjective ("šestinásobný",
+# "pětiletý", "Шестикратный", "двухэтажный"), and their values.
+_COMBINING: dict[str, tuple[tuple[str, int], ...]] = {
+    "cs": (
+        ("jedno", 1),
+        ("dvou", 2),
+        ("tří", 3),
+        ("čtyř", 4),
+        ("pěti", 5),
+        ("šesti", 6),
+        ("sedmi", 7),
+        ("osmi", 8),
+        ("devíti", 9),
+        ("deseti", 10),
+    ),
+    "ru": (
+        ("одно", 1),
+        ("двух", 2),
+        ("трёх", 3),
+        ("трех", 3),
+        ("четырёх", 4),
+        ("четырех", 4),
+        ("пяти", 5),
+        ("шести", 6),
+        ("семи", 7),
+        ("восьми", 8),
+        ("девяти", 9),
+        ("десяти", 10),
+    ),
+}
+_MIN_COMBINED = 4  # letters after the numeral ("letý"; "семинар" is no семи- of "нар")
+
+
+@lru_cache(maxsize=16384)
+def combined_number(surface: str, lang: str) -> str | None:
+    """The number a compound adjective begins with ("Шестикратный": "6", "pětiletý": "5"), when
+    what follows the numeral's combining form is a word of the dictionary; else None."""
+    word = surface.lower()
+    for stem, value in _COMBINING.get(lang, ()):
+        rest = word[len(stem) :]
+        if word.startswith(stem) and len(rest) >= _MIN_COMBINED and rest.isalpha():
+            words = dictionary_words(lang)
+            if words is not None and rest in words:
+                return str(value)
+    return None
+
+
 @lru_cache(maxsize=4096)
 def numeral_compound(surface: str) -> NumeralCompound | None:
     """A number joined to a word part, which makes it a number and not a code: "5-Zylinder",
@@ -827,6 +874,8 @@ def sentence_classes(
             lasting += compound.numbers
     valued = CARDINAL_VALUES.get(lang, {})
     numbers += having(_NUMBER_WORDS) + tuple(sorted(lemma for lemma in lemmas if lemma in valued))
+    if lang in _COMBINING:
+        numbers += tuple(n for s in surfaces if (n := combined_number(s, lang)) is not None)
     for kind, tokens in contact_tokens(text, lemmas, numbers, lang).items():
         found[kind] = tokens
     if numbers:
