@@ -299,6 +299,13 @@ _PURCHASE: dict[str, frozenset[str]] = {
 }
 
 
+# What makes "kolik" ask for a sum of money: a price cue, a purchase or an earning.
+_SUM_CUES = {
+    lang: cues | _PURCHASE.get(lang, frozenset()) | _EARNING.get(lang, frozenset())
+    for lang, cues in PRICE_CUES.items()
+}
+
+
 def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a word of a question asking a price names the kind of answer ("cena", "částka",
     "zaplatit") or the purchase it is the price of ("koupit"), as "telefonní číslo" does in a
@@ -632,11 +639,7 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
     if (
         found == "number"
         and phrase not in COUNT_PHRASES.get(lang, frozenset())
-        and not (
-            PRICE_CUES.get(lang, frozenset())
-            | _PURCHASE.get(lang, frozenset())
-            | _EARNING.get(lang, frozenset())
-        ).isdisjoint(lemmas)
+        and not _SUM_CUES.get(lang, frozenset()).isdisjoint(lemmas)
     ):
         return "amount"
     return found
