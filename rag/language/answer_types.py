@@ -33,7 +33,7 @@ from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
 from rag.language.lemmas import dictionary_words, typed_lower_name
-from rag.language.question_classes import contact_question, contact_tokens
+from rag.language.question_classes import contact_question, contact_tokens, is_contact_word
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
@@ -312,6 +312,15 @@ def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     contact question: the passage gives the amount, not these words."""
     table = PRICE_CUES.get(lang, frozenset()) | _PURCHASE.get(lang, frozenset())
     return form in table or not table.isdisjoint(lemmas)
+
+
+def names_the_answer(kind: AnswerType | None, lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a question word names the kind of answer its question expects, so that a passage
+    need not hold it: "telefonní číslo" of a contact question, "cena" or "koupit" of a price
+    question (as "dlouho" of "jak dlouho" is no content word)."""
+    if kind in CONTACT_TYPES:
+        return is_contact_word(lemmas, form, lang)
+    return kind == "amount" and is_price_word(lemmas, form, lang)
 
 
 # "How many" asks for a count of things, never a sum, whatever else the question says ("How

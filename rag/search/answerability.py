@@ -38,7 +38,6 @@ from typing import Any
 
 from rag.ingest.chunking import sentence_spans
 from rag.language.answer_types import (
-    CONTACT_TYPES,
     AnswerType,
     accepted_classes,
     answer_token,
@@ -49,8 +48,8 @@ from rag.language.answer_types import (
     is_identifier,
     is_name,
     is_number,
-    is_price_word,
     looks_like_verb,
+    names_the_answer,
     number_values,
     numeral_compound,
     sentence_classes,
@@ -61,7 +60,7 @@ from rag.language.derivation import families, finite_verb, held_families
 from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
-from rag.language.question_classes import definitional, is_contact_word
+from rag.language.question_classes import definitional
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
 
@@ -291,7 +290,6 @@ def question_needs(
         ]
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
-    contact = kind in CONTACT_TYPES
     asking = interrogative_forms(lang)
     required: list[Need] = []
     last_at = -2
@@ -339,10 +337,8 @@ def question_needs(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
             last_at = at
-        elif contact and is_contact_word(word_lemmas, w.form, lang):
-            continue  # "telefonní číslo" names the answer's kind, as "jak dlouho" does
-        elif kind == "amount" and is_price_word(word_lemmas, w.form, lang):
-            continue  # "za kolik koupit", "kolik činí částka": the amount is the answer
+        elif names_the_answer(kind, word_lemmas, w.form, lang):
+            continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
         elif not is_frame(word_lemmas, w.form, lang):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])

@@ -50,16 +50,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rag.language.answer_types import (
-    CONTACT_TYPES,
-    AnswerType,
-    answer_type,
-    is_frame,
-    is_price_word,
-)
+from rag.language.answer_types import AnswerType, answer_type, is_frame, names_the_answer
 from rag.language.derivation import families, family_root
 from rag.language.keys import unaccent
-from rag.language.question_classes import is_contact_word
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
@@ -371,13 +364,11 @@ def content_words(retrieval: Retrieval) -> list[QueryWord]:
     # "telefonní číslo" of a contact question and "koupit" of a price question name the kind of
     # answer, as they do there
     kind = answer_type([w.form for w in q.all_words], every, lang)
-    contact = kind in CONTACT_TYPES
     return [
         w
         for w in q.words
         if not is_frame(lemmas_of(w), w.form, lang)
-        and not (contact and is_contact_word(lemmas_of(w), w.form, lang))
-        and not (kind == "amount" and is_price_word(lemmas_of(w), w.form, lang))
+        and not names_the_answer(kind, lemmas_of(w), w.form, lang)
     ]
 
 
