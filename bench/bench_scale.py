@@ -48,11 +48,13 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import rag.answer.engine as engine_module
 import rag.search.retrieve as retrieve_module
 from rag.answer.engine import Engine
 from rag.db import Database
@@ -384,6 +386,30 @@ def prewarm(db: Database) -> tuple[int, int, float]:
     return len(names), pages, time.perf_counter() - started
 
 
+class PartTimer:
+    """``Engine.search``'s retrieval and its judging, each timed per search, while it lasts."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, list[float]] = {"retrieve": [], "judged": []}
+        self._saved = {name: getattr(engine_module, name) for name in self.ms}
+        for name, fn in self._saved.items():
+            setattr(engine_module, name, self._timed(name, fn))
+
+    def _timed(self, name: str, fn: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.ms[name].append((time.perf_counter() - t) * 1000)
+
+        return timed
+
+    def restore(self) -> None:
+        for name, fn in self._saved.items():
+            setattr(engine_module, name, fn)
+
+
 def empty_buffers(db: Database) -> None:
     """Evict every page from shared buffers, as a restart of the server does (the kernel's
     page cache keeps them: a restart, not a reboot)."""
@@ -673,6 +699,14 @@ def main() -> None:
             f"window looked for in {windows['looked for'] / len(claims):.1f} (no rule could admit "
             "the rest by their whole chunk)"
         )
+        # the same warm pass again, each search's retrieval and judging timed inside it
+        parts = PartTimer()
+        try:
+            timings["hybrid warm, timed in parts"], _ = run(engine, "hybrid")
+        finally:
+            parts.restore()
+        for part, ms in parts.ms.items():
+            timings[f"hybrid warm: {part} inside the search"] = ms
     timings["fts warm"], fts_lists = run(engine, "fts")
     if "vector" in modes:
         timings["vector"], vec_lists = run(engine, "vector")
