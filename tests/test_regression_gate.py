@@ -304,7 +304,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (33, 8),
     "heldout": (28, 7),
     "druzstvo": (13, 2),
-    "knihovna": (17, 2),
+    "knihovna": (20, 2),
     "sportklub": (29, 2),
 }
 

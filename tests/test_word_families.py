@@ -35,6 +35,9 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("přihlásit", "přihláška"),  # the root's last consonant alternates (s / š)
         ("nahlásit", "hlášení"),
         ("žádost", "zažádat"),  # the unprefixed word meets the prefixed one, both ways
+        ("ztratil", "ztrátě"),  # a root's vowel lengthens in the noun
+        ("otevřeno", "otevírací"),  # the imperfective's -ír- of a -řít verb, and its participle
+        ("zavřená", "zavírá"),
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from rag.language.keys import unaccent
 from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candidates
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
@@ -47,6 +48,11 @@ _LONG_ROOT = {"ka": 4}
 # palatal of each pair stands for its plain consonant, so that one root is one key. Only the
 # final consonant: "žád-" and "zad-" stay apart.
 _ALTERNATION = str.maketrans({"š": "s", "ž": "z", "č": "c", "ř": "r", "ť": "t", "ď": "d", "ň": "n"})
+# A root's vowel lengthens and shortens between the derivations of one word (ztratit / ztráta,
+# hlásit / hlas, psát / písař): a long vowel stands for its short one. Only length: "ě" and the
+# consonants keep the accents that tell roots apart (žád- and zad- stay two).
+_QUANTITY = str.maketrans({"á": "a", "é": "e", "í": "i", "ý": "y", "ú": "u", "ů": "u"})
+_VOWELS = frozenset("aeiouyáéíóúůýě")
 
 # (suffix, verbal): verbal endings also strip an aspectual prefix. Longest first within the
 # table; an infinitive's ending is removed from a lemma, a finite verb's only from a word the
@@ -73,6 +79,10 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("it", True),
         ("ít", True),
         ("ýt", True),
+        # passive participles (otevřený, vybraný: otevřít, vybrat); a participle keeps its
+        # prefix, as an adjective does (povolený is no "volat")
+        ("ený", False),
+        ("aný", False),
         # abstract and action nouns
         ("ství", False),
         ("ost", False),
@@ -182,8 +192,9 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
                 if lang in _PREFIXED_WORD_NEEDED and not _known(lemma[len(prefix) :], lang):
                     break  # победить is no по- of "бедить"
-                return root, root[len(prefix) :]
-    return root, None
+                bare = _plain_vowels(root[len(prefix) :], lang)
+                return _plain_vowels(root, lang), bare if len(bare) >= _MIN_ROOT else None
+    return _plain_vowels(root, lang), None
 
 
 def _known(word: str, lang: str) -> bool:
@@ -238,6 +249,27 @@ def _denominal(root: str, lang: str) -> bool:
     přihláška), whose roots end no noun of their own."""
     words = dictionary_words(lang)
     return words is not None and (root + "a" in words or root + "o" in words)
+
+
+def _plain_vowels(root: str, lang: str) -> str:
+    """The root with the vowel alternations of Czech derivation undone: a vowel's length
+    (ztratit / ztráta, hlásit / hlas, prosit / prosba) and the -ír- of the imperfectives of
+    -řít verbs (otevřít / otevírat, zavřít / zavírat, vybrat / vybírat), each spelled short."""
+    if lang != "cs":
+        return root
+    root = root.translate(_QUANTITY)
+    if len(root) > 3 and root.endswith("ir") and root[-3] not in _VOWELS:
+        root = root[:-2] + "r"
+    return root
+
+
+def written(key: str) -> tuple[str, ...]:
+    """How a family key's root is spelled, unaccented, in the words that hold it: as it is, and
+    with the -ír- of an imperfective (otevr: otevřít, otevírat)."""
+    root = unaccent(family_root(key))
+    if len(root) > 2 and root.endswith("r") and root[-2] not in _VOWELS:
+        return (root, root[:-1] + "ir")
+    return (root,)
 
 
 def _plain_end(root: str) -> str:

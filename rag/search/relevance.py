@@ -51,7 +51,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from rag.language.answer_types import AnswerType, answer_type, is_frame, names_the_answer
-from rag.language.derivation import families, family_root
+from rag.language.derivation import families, written
 from rag.language.keys import unaccent
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
@@ -193,7 +193,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
     related = frozenset(k for w in words for k in w.keys if k[0] == "f")
     weighed = QuestionWords(words, n, params.prefix_credit)
-    roots = [(k, unaccent(family_root(k))) for k in related]
+    roots = [(k, spelled) for k in related for spelled in written(k)]
     needs = None
     if params.answer_window > 0:
         needs = question_needs(
