@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag.language.derivation import families, finite_verb, held_families
-from rag.language.keys import analyze
+from rag.language.derivation import families, finite_verb, held_families, written
+from rag.language.keys import analyze, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
 from rag.language.names import name_key
 from rag.language.question_classes import contact_tokens, definitional
@@ -67,6 +67,15 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
     assert not _joined(a, b), (families(a, "cs"), families(b, "cs"))
+
+
+def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
+    # the refusals without a window look for a family in the chunk's unaccented text
+    assert written("f:otevr") == ("otevr", "otevir")  # otevřít, otevírat
+    assert written("f:-ztrat") == ("ztrat",)  # ztratit, ztráta
+    for word in ("otevírací", "otevřeno", "ztrátě"):
+        root = held_families(word, "cs")[0]
+        assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,13 @@ prefixed word holds its root marked as stripped (``f:-děl``), which a question'
 asks for and a question's prefixed word does not (:func:`held_families`, :func:`families`).
 
 The root is taken from the accented lemma: unaccented, "žád-" (to ask) and "zad-" (to assign)
-would be one. Only its last consonant is made plain, where Czech alternates it between the
-derivations of one root (přihlásit / přihláška, hlásit / hlášení). A root shorter than three letters is no evidence (a short word's ending is most of
-it), and neither is a word shorter than five letters. One suffix is removed, the longest that
-leaves such a root; the table is the grammar's, not fitted to a set of questions.
+would be one. What Czech alternates between the derivations of one root is made plain: the last
+consonant (přihlásit / přihláška, hlásit / hlášení), a vowel's length (ztratit / ztráta,
+přihlašovat / přihlásit) and the -ír- of the imperfectives of -řít verbs (otevřít / otevírat);
+"ě" and the other consonants keep their accents. A root shorter than three letters is no
+evidence (a short word's ending is most of it), and neither is a word shorter than five letters.
+One suffix is removed, the longest that leaves such a root; the table is the grammar's, not
+fitted to a set of questions.
 
 Czech has a table, and Russian one by the same grammar (победитель / победить / победа, создание /
 создать, организация / организовать), where a prefix is taken off only when the verb without

@@ -69,9 +69,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 14: a family root's vowel length and the -ír- of imperfectives plain, passive participles
-# (derivation._plain_vowels); 13: the numbers of compound adjectives (šestinásobný); 12: Russian word families; 11: a
-# numbered heading's first word is no name; 10: a blank line ends a sentence
+# 14: a family root's vowel length and the -ír- of imperfectives made plain, passive participles
+# (derivation._plain_vowels); 13: the numbers of compound adjectives (šestinásobný); 12: Russian
+# word families; 11: a numbered heading's first word is no name; 10: a blank line ends a sentence
 # (rag.ingest.chunking.sentence_spans); 9: a prefixed verb's root without its prefix held apart
 # (derivation.held_families); 8: contacts by kind (e-mail, telephone), a line's number in digits;
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
