@@ -306,11 +306,15 @@ _SUM_CUES = {
 }
 
 
+# The words a price question need not find in a passage: the price cues and the purchases.
+_PRICE_WORDS = {lang: cues | _PURCHASE.get(lang, frozenset()) for lang, cues in PRICE_CUES.items()}
+
+
 def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a word of a question asking a price names the kind of answer ("cena", "částka",
     "zaplatit") or the purchase it is the price of ("koupit"), as "telefonní číslo" does in a
     contact question: the passage gives the amount, not these words."""
-    table = PRICE_CUES.get(lang, frozenset()) | _PURCHASE.get(lang, frozenset())
+    table = _PRICE_WORDS.get(lang, frozenset())
     return form in table or not table.isdisjoint(lemmas)
 
 
