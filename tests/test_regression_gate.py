@@ -301,8 +301,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
-    "natural": (33, 8),
-    "heldout": (28, 7),
+    "natural": (35, 8),
+    "heldout": (29, 7),
     "druzstvo": (13, 2),
     "knihovna": (20, 2),
     "sportklub": (29, 2),

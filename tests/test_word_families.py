@@ -38,6 +38,12 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("ztratil", "ztrátě"),  # a root's vowel lengthens in the noun
         ("otevřeno", "otevírací"),  # the imperfective's -ír- of a -řít verb, and its participle
         ("zavřená", "zavírá"),
+        ("týdně", "týdenní"),  # an adverb in -ě, and the mobile "e" of týden / týdne
+        ("pronájmu", "pronajmout"),
+        ("hotově", "hotovosti"),
+        ("zapnout", "zapnutí"),  # verbal nouns in -tí
+        ("použít", "použití"),
+        ("přehřeje", "přehřátí"),  # an unknown finite verb in -eje
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -71,9 +77,10 @@ def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
 
 def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
     # the refusals without a window look for a family in the chunk's unaccented text
-    assert written("f:otevr") == ("otevr", "otevir")  # otevřít, otevírat
+    assert {"otevr", "otevir"} <= set(written("f:otevr"))  # otevřít, otevírat
     assert written("f:-ztrat") == ("ztrat",)  # ztratit, ztráta
-    for word in ("otevírací", "otevřeno", "ztrátě"):
+    assert "tyden" in written("f:tydn")  # týdně, týden: the mobile "e"
+    for word in ("otevírací", "otevřeno", "ztrátě", "týden", "pronájem", "týdně"):
         root = held_families(word, "cs")[0]
         assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)
 

@@ -69,6 +69,13 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("ání", True),
         ("ení", True),
         ("ění", True),
+        # verbal nouns in -tí of -nout, -át, -ít, -ýt and -out verbs (zapnout / zapnutí,
+        # přehřát / přehřátí, použít / použití, zakrýt / zakrytí)
+        ("nutí", True),
+        ("átí", True),
+        ("ití", True),
+        ("ytí", True),
+        ("utí", True),
         # infinitives
         ("ovat", True),
         ("ávat", True),
@@ -103,9 +110,11 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("ný", False),
         ("ací", False),
         ("ící", False),
-        # a noun's own nominative ending ("oprava" / "opravit")
+        # a noun's own nominative ending ("oprava" / "opravit"), and an adverb's of its adjective
+        # (hotově / hotovost, týdně / týdenní)
         ("a", False),
         ("e", False),
+        ("ě", False),
         ("o", False),
     ),
     # Russian by the same grammar: verbal nouns, infinitives (reflexive ones too), agent and
@@ -146,7 +155,9 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
     ),
 }
 _FINITE: dict[str, tuple[str, ...]] = {
-    "cs": ("ujeme", "ujete", "ují", "uji", "uje", "áme", "áte", "ají", "ám", "áš"),
+    # the present of -ovat, -at and -át verbs, and the third persons of -et verbs (přehřeje,
+    # vracejí)
+    "cs": ("ujeme", "ujete", "ují", "uji", "uje", "áme", "áte", "ají", "ám", "áš", "eje", "ejí"),
 }
 # Languages whose prefix is taken off only when the verb without it is a word of the dictionary:
 # a Russian verb's first syllable is often a prefix's letters and none (победить, посетить).
@@ -184,11 +195,19 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     root, verbal = _strip(lemma, suffixes)
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
         root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
-    if root == lemma and lemma == word:
+    if lemma == word:
+        # a word the dictionary does not know: a finite verb's ending goes before a shorter
+        # noun's ("přehřeje" is přehř-eje, not přehřej-e)
         for ending in _FINITE.get(lang, ()):
-            if word.endswith(ending) and len(word) - len(ending) >= _MIN_ROOT:
+            if (
+                word.endswith(ending)
+                and len(word) - len(ending) >= _MIN_ROOT
+                and len(ending) > len(lemma) - len(root)
+            ):
                 root, verbal = word[: -len(ending)], True
                 break
+    if not verbal:
+        root = _fixed_e(root, lang)
     root = _plain_end(root)
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
@@ -266,13 +285,32 @@ def _plain_vowels(root: str, lang: str) -> str:
     return root
 
 
+def _fixed_e(root: str, lang: str) -> str:
+    """A noun's or an adjective's root without the mobile "e" of its last syllable, which the
+    word's other forms and derivations drop (týden / týdne / týdně, pronájem / pronájmu /
+    pronajmout, sestra / sester): every form spelled as the ones without it. A verb's root keeps
+    its "e" (hledat), since a verb has no mobile vowel there."""
+    if (
+        lang == "cs"
+        and len(root) >= 4
+        and root[-2] == "e"
+        and root[-1] not in _VOWELS
+        and root[-3] not in _VOWELS
+    ):
+        return root[:-2] + root[-1]
+    return root
+
+
 def written(key: str) -> tuple[str, ...]:
-    """How a family key's root is spelled, unaccented, in the words that hold it: as it is, and
-    with the -ír- of an imperfective (otevr: otevřít, otevírat)."""
+    """How a family key's root is spelled, unaccented, in the words that hold it: as it is, with
+    the -ír- of an imperfective (otevr: otevřít, otevírat) and with a mobile "e" (tydn: týden)."""
     root = unaccent(family_root(key))
-    if len(root) > 2 and root.endswith("r") and root[-2] not in _VOWELS:
-        return (root, root[:-1] + "ir")
-    return (root,)
+    spellings = [root]
+    if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
+        if root.endswith("r"):
+            spellings.append(root[:-1] + "ir")
+        spellings.append(root[:-1] + "e" + root[-1])
+    return tuple(spellings)
 
 
 def _plain_end(root: str) -> str:
