@@ -68,7 +68,7 @@ SETTINGS_DOC: dict[str, str] = {
     "rrf_k": "Reciprocal Rank Fusion constant",
     "rrf_weight_fts": "RRF weight of the full-text list",
     "rrf_weight_vector": "RRF weight of the vector list",
-    "ef_search": "HNSW ef_search for vector retrieval",
+    "ef_search": "HNSW ef_search for vector retrieval (an index built with m 16, before m 32 was the build, needs 200 for the same recall)",
     "exact_scan_below": "owners with fewer chunks than this get an exact vector scan",
     "vector_max_distance": "relevance filter: largest cosine distance a close vector may have",
     "vector_margin": "relevance filter: how far behind the best distance a close vector may be",
@@ -162,7 +162,7 @@ class Settings:
     rrf_k: int = 60
     rrf_weight_fts: float = 1.0
     rrf_weight_vector: float = 1.0
-    ef_search: int = 200
+    ef_search: int = 100
     exact_scan_below: int = 20000
     vector_max_distance: float = 0.15
     vector_margin: float = 0.05
