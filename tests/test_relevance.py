@@ -31,6 +31,22 @@ def test_hummingbird_stopwords_and_content_words_are_pinned() -> None:
         assert query_keys(f"{interrogative} Litomyšl", "cs").words[0].surface == "Litomyšl"
 
 
+def test_pronominal_adverbs_prepositions_and_degree_adverbs_are_no_content_words() -> None:
+    q = query_keys("Varuje Čína ohledně zbraní nijak zcela dříve uvnitř?", "cs")
+    assert [w.surface for w in q.words] == ["Varuje", "Čína", "zbraní"]
+    # the prepositions whose unaccented form is also a content word stay words
+    q = query_keys("Kde nechám kolo mimo pracovní dobu s pomocí vedoucího?", "cs")
+    assert [w.surface for w in q.words] == [
+        "nechám",
+        "kolo",
+        "mimo",
+        "pracovní",
+        "dobu",
+        "pomocí",
+        "vedoucího",
+    ]
+
+
 def _retrieval(words: list[tuple[str, int]], found: dict[str, str], n: int) -> Retrieval:
     """A hand-made retrieval: question words with their df, one candidate matching ``found``."""
     qwords = tuple(QueryWord(w, w, (f"l:{w}", f"p:{w[:4]}"), False) for w, _ in words)

@@ -12,7 +12,10 @@ the particles "spíš" (spis, a file), "právě" (pravé, right), "stále" (stá
 particles of degree, frequency and attitude ("aspoň", "jenom", "asi", "prý", "téměř"): they say
 how the question is meant, never what a passage is about; so are the indefinite and negative
 pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which stand for something the
-question does not name. Russian lists the same classes: every case form of the possessive,
+question does not name, and so are the pronominal adverbs of the same classes ("nijak",
+"nikde", "jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem",
+"pomocí" or "mimo", which are also content words or bound a time) and the adverbs of degree and
+earlier time ("částečně", "zcela", "příliš", "dříve"). Russian lists the same classes: every case form of the possessive,
 indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
 adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
 "после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
@@ -59,6 +62,9 @@ teď nyní hned pak potom nejdřív nejdříve vůbec nějak někdy
 mám máš máme máte můžu můžeš můžeme můžete mohu
 aspoň alespoň jenom pouze až asi prý snad hlavně zejména třeba dokonce zrovna zase opět vždy
 vždycky tedy totiž vlastně skoro téměř zhruba přibližně
+nijak nikde nikdy nikam odnikud někde někam odněkud jinak jinde jindy všude
+ohledně uvnitř vně okolo vedle naproti oproti vůči včetně dle skrz prostřednictvím
+částečně zčásti úplně zcela naprosto docela poměrně příliš dříve dřív předtím
 """
 
 _SK = """
