@@ -164,6 +164,9 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         ("cs", "Je Sanders členem nějaké církve?", ["členem", "církve"]),
         # in a price question the purchase is what the price is of
         ("cs", "Za kolik si můžu koupit oběd?", ["oběd"]),
+        # the general nouns of persons stand for whoever the passage names
+        ("cs", "Kolik lidí přišlo k referendu?", ["přišlo", "referendu"]),
+        ("cs", "Co dělat s člověkem, který má úpal?", ["úpal"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (

@@ -5,7 +5,9 @@ need not contain them. They are lemmas (simplemma's, unaccented, as key bodies),
 inflected form ("dělá", "udělal", "jmenuje") is caught through the word's lemma keys; a form the
 dictionary reads as another word is listed as a form ("stanu" of "stát se", read as "stan", a
 tent). Verbs of knowing and of procedure frame a question as "zjistit" does: "Jak poznám
-úpal?" asks for its signs, "Jak postupovat, když ..." what to do.
+úpal?" asks for its signs, "Jak postupovat, když ..." what to do. The general nouns of persons
+("člověk", whose plural is "lidé", and "osoba") frame a question as a pronoun would: "Kolik lidí
+přišlo ..." counts what a passage counts as voters or visitors.
 
 Expected answer types come from the interrogative: a phrase of unaccented question words, the
 longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
@@ -83,7 +85,7 @@ FRAME_WORDS: dict[str, frozenset[str]] = {
         """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
-        postupovat stanu staneš stane staneme stanete stanou"""
+        postupovat stanu staneš stane staneme stanete stanou člověk osoba"""
     ),
     "sk": _table(
         """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
