@@ -44,6 +44,7 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("zapnout", "zapnutí"),  # verbal nouns in -tí
         ("použít", "použití"),
         ("přehřeje", "přehřátí"),  # an unknown finite verb in -eje
+        ("pohotovost", "pohotovostní"),  # the relational adjective of an -ost noun
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(

@@ -100,7 +100,8 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("ka", False),  # action and result nouns (zkoušet / zkouška): a root of 4 letters or more
         ("ace", False),
         ("ba", False),
-        # relational adjectives
+        # relational adjectives, those of -ost nouns too (pohotovost / pohotovostní)
+        ("ostní", False),
         ("ební", False),
         ("ační", False),
         ("ový", False),
