@@ -65,6 +65,7 @@ from rag.ingest.writer import Ingestor
 from rag.language.keys import unaccent
 from rag.language.stopwords import STOPWORDS
 from rag.search.answerability import sentences as sentence_analyses
+from rag.search.prewarm import prewarm as prewarm_buffers
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import retrieve
 from rag.settings import Settings
@@ -339,51 +340,13 @@ def _drain_analyses(owner_id: int) -> int:
 # What a search reads, in order: the chunks' vector (HNSW) indexes, key_top and word_stats with
 # their keys, the chunks' GIN indexes, chunk_analyses, then the chunks' and documents' rows; a
 # table's TOAST rows (chunk_analyses' JSON) and their index with the table.
-PREWARM_RELATIONS = """
-WITH wanted AS (
-    SELECT c.oid,
-           CASE
-               WHEN t.relname = 'chunks' AND am.amname = 'hnsw' THEN 0
-               WHEN coalesce(t.relname, c.relname) IN ('key_top', 'word_stats') THEN 1
-               WHEN t.relname = 'chunks' AND am.amname = 'gin' THEN 2
-               WHEN coalesce(t.relname, c.relname) = 'chunk_analyses' THEN 3
-               WHEN coalesce(t.relname, c.relname) IN ('chunks', 'documents') THEN 4
-           END AS rank
-    FROM pg_class c
-    JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-    LEFT JOIN pg_am am ON am.oid = c.relam
-    LEFT JOIN pg_index x ON x.indexrelid = c.oid
-    LEFT JOIN pg_class t ON t.oid = x.indrelid
-    WHERE c.relkind IN ('r', 'i')
-), toasted AS (
-    SELECT w.oid, w.rank FROM wanted w WHERE w.rank IS NOT NULL
-    UNION ALL
-    SELECT r, w.rank
-    FROM wanted w JOIN pg_class c ON c.oid = w.oid AND c.relkind = 'r' AND c.reltoastrelid <> 0
-    CROSS JOIN LATERAL (
-        SELECT c.reltoastrelid AS r
-        UNION ALL
-        SELECT indexrelid FROM pg_index WHERE indrelid = c.reltoastrelid
-    ) toast
-    WHERE w.rank IS NOT NULL
-)
-SELECT oid::regclass::text FROM toasted WHERE pg_relation_size(oid) > 0
-ORDER BY rank, pg_relation_size(oid) DESC
-"""
-
-
 def prewarm(db: Database) -> tuple[int, int, float]:
-    """pg_prewarm of every relation a search reads (they fit in shared buffers at 100,000
-    chunks): the relations, the pages loaded and the seconds it took."""
-    started = time.perf_counter()
-    with db.connection() as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-        names = [r[0] for r in conn.execute(PREWARM_RELATIONS).fetchall()]
-        pages = sum(
-            conn.execute("SELECT pg_prewarm(%s::regclass)", (n,)).fetchone()[0] for n in names
-        )
-        conn.commit()
-    return len(names), pages, time.perf_counter() - started
+    """What `rag serve` does at its start (rag.search.prewarm): the relations, the pages loaded
+    and the seconds it took."""
+    done = prewarm_buffers(db)
+    if done.skipped:
+        raise SystemExit(f"pg_prewarm: {done.skipped}")
+    return done.relations, done.pages, done.seconds
 
 
 class PartTimer:
@@ -676,7 +639,7 @@ def main() -> None:
     # each candidate seen for the first time; warm: this process, after one pass over the claims
     hybrid = {"hybrid", "vector"} <= modes
     # cold twice, shared buffers emptied before each (the server's start): as they are, and
-    # loaded by pg_prewarm (what a service could do at its start)
+    # loaded by pg_prewarm (what `rag serve` does at its start)
     # (alternated --cold-rounds times, each row the times of every round)
     for _ in range(args.cold_rounds):
         for mode in ("hybrid", "fts") if hybrid else ("fts",):

@@ -33,6 +33,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_worker": "`rag serve` fills missing vectors in the background (the embedding queue)",
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
+    "prewarm_buffers": "`rag serve` loads what searches read into shared buffers at start, in the background, most needed first and up to three quarters of shared_buffers (needs the pg_prewarm extension; without it, nothing is loaded)",
     "warm_dictionaries": "`rag serve` loads every language's lemma dictionary at start (about 850 MB, seconds in the background) instead of stalling the first question that needs one",
     "embed_worker_nice": "niceness the embedding worker threads of `rag serve` run at, so questions get the CPU first (Linux; 0: the service's own)",
     "analysis_worker": "`rag serve` stores the sentence analyses judging reads for chunks that lack one of this version in the background (the analysis queue; searches analyse such chunks themselves meanwhile)",
@@ -129,6 +130,7 @@ class Settings:
     embed_worker_batch: int = 4
     embed_worker_nice: int = 10
     warm_dictionaries: bool = True
+    prewarm_buffers: bool = True
     analysis_worker: bool = True
     analysis_worker_batch: int = 50
     analyze_at_ingest: bool = False

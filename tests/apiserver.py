@@ -35,9 +35,16 @@ SAMPLE_DIR = Path(__file__).resolve().parent.parent / "rag" / "sample"
 
 
 def api_settings(url: str, data_dir: Path, **changes: Any) -> Settings:
-    """Settings of a test service: the fake embedder, a small pool."""
+    """Settings of a test service: the fake embedder, a small pool, no prewarming (its thread
+    would hold one of the pool's connections while a test counts them)."""
     base = Settings(
-        database_url=url, data_dir=data_dir, embedder="fake", embed_dim=64, pool_min=1, pool_max=4
+        database_url=url,
+        data_dir=data_dir,
+        embedder="fake",
+        embed_dim=64,
+        pool_min=1,
+        pool_max=4,
+        prewarm_buffers=False,
     )
     return base.replace(**changes)
 

@@ -438,3 +438,26 @@ def test_the_service_loads_every_lemma_dictionary_at_start(
     finally:
         server.close()
     assert asked == ([tuple(SUPPORTED_LANGS)] if warm else [])
+
+
+@pytest.mark.parametrize("prewarm", [True, False])
+def test_the_service_prewarms_shared_buffers_at_start_unless_told_not_to(
+    server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    prewarm: bool,
+) -> None:
+    """A started server's first searches would copy every page they read into empty shared
+    buffers (rag.search.prewarm); RAG_PREWARM_BUFFERS=false leaves them so."""
+    import rag.api.services as services
+
+    warmed = threading.Event()
+    monkeypatch.setattr(services, "prewarm_logged", lambda db: warmed.set())
+    url = new_database(server_url, f"rag_api_prewarm_{int(prewarm)}")
+    settings = api_settings(url, tmp_path_factory.mktemp("prewarm"), prewarm_buffers=prewarm)
+    server = LiveServer.start(settings)
+    try:
+        server.wait_ready(timeout=30)
+        assert warmed.wait(10 if prewarm else 0.5) == prewarm
+    finally:
+        server.close()

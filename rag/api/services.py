@@ -20,6 +20,7 @@ from rag.ingest.loaders import LoadedDocument, LoadFailure
 from rag.ingest.writer import Ingestor, IngestSummary
 from rag.language.diacritics import DICTIONARY_LANGS, dictionary_spellings
 from rag.language.lemmas import SUPPORTED_LANGS, load_dictionaries
+from rag.search.prewarm import prewarm_logged
 from rag.search.rerank import Reranker
 from rag.search.thresholds import Thresholds
 from rag.settings import Settings
@@ -88,6 +89,10 @@ class Services:
         ).thresholds
         metrics.watch_pool(id(self), self._pool_stats)
         metrics.watch_queue(id(self), self._queue_depth)
+        if self.settings.prewarm_buffers:
+            threading.Thread(
+                target=prewarm_logged, args=(self.db,), name="rag-prewarm", daemon=True
+            ).start()
         if self.settings.warm_dictionaries:
             threading.Thread(
                 target=self._warm_dictionaries, name="rag-warm-dictionaries", daemon=True
