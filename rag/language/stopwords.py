@@ -15,7 +15,8 @@ pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which sta
 question does not name, and so are the pronominal adverbs of the same classes ("nijak",
 "nikde", "jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem",
 "pomocí" or "mimo", which are also content words or bound a time) and the adverbs of degree and
-earlier time ("částečně", "zcela", "příliš", "dříve"). Russian lists the same classes: every case form of the possessive,
+earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which
+unaccented are the adjectives úplné, částečné and poměrné). Russian lists the same classes: every case form of the possessive,
 indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
 adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
 "после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
@@ -64,7 +65,7 @@ aspoň alespoň jenom pouze až asi prý snad hlavně zejména třeba dokonce zr
 vždycky tedy totiž vlastně skoro téměř zhruba přibližně
 nijak nikde nikdy nikam odnikud někde někam odněkud jinak jinde jindy všude
 ohledně uvnitř vně okolo vedle naproti oproti vůči včetně dle skrz prostřednictvím
-částečně zčásti úplně zcela naprosto docela poměrně příliš dříve dřív předtím
+zčásti zcela naprosto docela příliš dříve dřív předtím
 """
 
 _SK = """
