@@ -16,10 +16,10 @@ question does not name, and so are the pronominal adverbs of the same classes ("
 "nikde", "jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem",
 "pomocí" or "mimo", which are also content words or bound a time) and the adverbs of degree and
 earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which
-unaccented are the adjectives úplné, částečné and poměrné). Russian lists the same classes: every case form of the possessive,
-indefinite and "other" pronouns ("своей", "некоторые", "каких-то", "другие"), the particles and
-adverbs of time and degree ("снова", "впервые", "тоже", "почти") and the prepositions ("против",
-"после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
+unaccented are the adjectives úplné, částečné and poměrné). Russian lists the same classes:
+every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
+"каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
+"тоже", "почти") and the prepositions ("против", "после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
 pronominal adverbs ("davon", "dafür") and "statt", which is a preposition or the particle a
 verb leaves behind ("Wann fand ... statt?": stattfinden, a frame word). Every case form of the
 interrogative pronouns is listed, because the lemmatizer is not consulted here: a lemma-based

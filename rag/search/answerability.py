@@ -69,6 +69,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 16: relational adjectives of -ost nouns (pohotovostní); 15: a noun's mobile "e" (týden /
+# týdne), adverbs in -ě, verbal nouns in -tí, the present in -eje (derivation._fixed_e);
 # 14: a family root's vowel length and the -ír- of imperfectives made plain, passive participles
 # (derivation._plain_vowels); 13: the numbers of compound adjectives (šestinásobný); 12: Russian
 # word families; 11: a numbered heading's first word is no name; 10: a blank line ends a sentence
