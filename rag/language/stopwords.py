@@ -19,12 +19,13 @@ earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or 
 unaccented are the adjectives úplné, částečné and poměrné). Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
-"тоже", "почти") and the prepositions ("против", "после", "согласно"); German its approximations ("etwa", "rund"), "manche", "weitere", the
-pronominal adverbs ("davon", "dafür") and "statt", which is a preposition or the particle a
-verb leaves behind ("Wann fand ... statt?": stattfinden, a frame word). Every case form of the
-interrogative pronouns is listed, because the lemmatizer is not consulted here: a lemma-based
-check would inherit its mistakes. Czech lists the
-spoken forms too ("jakej", "kterej", "kerej"): chat questions are written as people talk.
+"тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
+approximations ("etwa", "rund"), "manche", "weitere", the pronominal adverbs ("davon",
+"dafür") and "statt", which is a preposition or the particle a verb leaves behind ("Wann fand
+... statt?": stattfinden, a frame word). Every case form of the interrogative pronouns is
+listed, because the lemmatizer is not consulted here: a lemma-based check would inherit its
+mistakes. Czech lists the spoken forms too ("jakej", "kterej", "kerej"): chat questions are
+written as people talk.
 
 Languages without a list here simply have no stopwords (every word is a content word).
 """
