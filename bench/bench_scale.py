@@ -341,12 +341,12 @@ def _drain_analyses(owner_id: int) -> int:
 # their keys, the chunks' GIN indexes, chunk_analyses, then the chunks' and documents' rows; a
 # table's TOAST rows (chunk_analyses' JSON) and their index with the table.
 def prewarm(db: Database) -> tuple[int, int, float]:
-    """What `rag serve` does at its start (rag.search.prewarm): the relations, the pages loaded
-    and the seconds it took."""
+    """What `rag serve` does at its start (rag.search.prewarm): the relations, the megabytes
+    loaded and the seconds it took."""
     done = prewarm_buffers(db)
     if done.skipped:
         raise SystemExit(f"pg_prewarm: {done.skipped}")
-    return done.relations, done.pages, done.seconds
+    return done.relations, done.megabytes, done.seconds
 
 
 class PartTimer:
@@ -646,11 +646,8 @@ def main() -> None:
             for warmed in (False, True):
                 empty_buffers(db)
                 if warmed:
-                    relations, pages, seconds = prewarm(db)
-                    print(
-                        f"pg_prewarm: {pages * 8192 >> 20} MB of {relations} relations in "
-                        f"{seconds:.1f} s"
-                    )
+                    relations, megabytes, seconds = prewarm(db)
+                    print(f"pg_prewarm: {megabytes} MB of {relations} relations in {seconds:.1f} s")
                 name = "cold, pg_prewarm" if warmed else "cold (fresh process)"
                 timings.setdefault(f"{mode} {name}", []).extend(cold(args, mode))
     run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once

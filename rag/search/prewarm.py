@@ -71,13 +71,18 @@ ORDER BY rank, pg_relation_size(oid) DESC
 
 @dataclass(frozen=True)
 class Prewarmed:
-    """What :func:`prewarm` loaded: relations (wholly or in part), pages, seconds; ``skipped``
-    says why nothing was loaded."""
+    """What :func:`prewarm` loaded: relations (wholly or in part), pages of ``block_size``
+    bytes, seconds; ``skipped`` says why nothing was loaded."""
 
     relations: int
     pages: int
     seconds: float
     skipped: str | None = None
+    block_size: int = 8192
+
+    @property
+    def megabytes(self) -> int:
+        return self.pages * self.block_size >> 20
 
 
 def prewarm(db: Database, budget_pages: int | None = None) -> Prewarmed:
@@ -91,12 +96,13 @@ def prewarm(db: Database, budget_pages: int | None = None) -> Prewarmed:
         except psycopg.Error as e:
             conn.rollback()
             return Prewarmed(0, 0, time.perf_counter() - started, f"no pg_prewarm: {e}")
+        row = conn.execute(
+            "SELECT current_setting('block_size')::int,"
+            " pg_size_bytes(current_setting('shared_buffers'))"
+        ).fetchone()
+        block_size, shared = (int(row[0]), int(row[1])) if row else (8192, 0)
         if budget_pages is None:
-            row = conn.execute(
-                "SELECT pg_size_bytes(current_setting('shared_buffers'))"
-                " / current_setting('block_size')::bigint"
-            ).fetchone()
-            budget_pages = int(int(row[0]) * BUDGET_SHARE) if row else 0
+            budget_pages = int(shared // block_size * BUDGET_SHARE)
         relations = conn.execute(_RELATIONS).fetchall()
         conn.commit()
     loaded = touched = 0
@@ -114,7 +120,7 @@ def prewarm(db: Database, budget_pages: int | None = None) -> Prewarmed:
             conn.commit()
         loaded += int(row[0]) if row else 0
         touched += 1
-    return Prewarmed(touched, loaded, time.perf_counter() - started)
+    return Prewarmed(touched, loaded, time.perf_counter() - started, block_size=block_size)
 
 
 def prewarm_logged(db: Database) -> None:
@@ -129,7 +135,7 @@ def prewarm_logged(db: Database) -> None:
         return
     log.info(
         "shared buffers prewarmed: %d MB of %d relations in %.1f s",
-        done.pages * 8192 >> 20,
+        done.megabytes,
         done.relations,
         done.seconds,
     )
