@@ -840,3 +840,39 @@ def test_a_count_question_is_answered_by_a_compound_numeral() -> None:
     needs = _needs("Сколько премий Грэмми получила Леди Гага?", "ru")
     a = assess(text, "ru", needs, 2, True)
     assert a.type_token == "6", a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "lacking"),
+    [
+        ("Kdy se v sobotu otevírá výdejní sklad?", "sobotu"),
+        ("Jaká je otevírací doba výdejního skladu o víkendu?", "víkendu"),
+        ("Kdy se otevírá výdejní sklad v srpnu?", "srpnu"),
+    ],
+)
+def test_no_vector_stands_in_for_a_calendar_time_the_window_lacks(
+    question: str, lacking: str
+) -> None:
+    # the record names Monday to Friday: Saturday, the weekend or August is another time, not
+    # the same time in other words
+    needs = _needs(question, "cs", absent=(lacking,), focus=3)
+    a = assess(RECORD, "cs", needs, 2, False)
+    missing = [f["word"] for f in a.focus if f["matched_by"] is None]
+    assert a.reason == "focus" and lacking in missing, a.as_dict()
+    assert not a.paraphrase
+
+
+def test_a_question_whether_at_a_time_is_answered_by_the_times_a_passage_names() -> None:
+    # "no, Monday to Thursday and Friday morning": the record answers it
+    needs = _needs("Otevírá se výdejní sklad v sobotu?", "cs", absent=("sobotu",), focus=3)
+    a = assess(RECORD, "cs", needs, 2, False)
+    assert a.reason == "focus", a.as_dict()
+    assert a.paraphrase
+
+
+def test_a_vector_may_stand_in_for_other_focus_words() -> None:
+    # "prodejna" is not the record's word, but a passage may say it otherwise
+    needs = _needs("Kdy se otevírá prodejna v Třebíči?", "cs", absent=("prodejna",), focus=3)
+    a = assess(RECORD, "cs", needs, 2, False)
+    assert a.reason == "focus", a.as_dict()
+    assert a.paraphrase

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rag.language.derivation import families, finite_verb, held_families, written
 from rag.language.keys import analyze, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
 from rag.language.names import name_key
-from rag.language.question_classes import contact_tokens, definitional
+from rag.language.question_classes import asks_for_something, contact_tokens, definitional
 
 
 def _joined(a: str, b: str, lang: str = "cs") -> bool:
@@ -246,3 +248,27 @@ def test_russian_who_such_is_definitional(
     forms: list[str], named: list[bool], expected: bool
 ) -> None:
     assert definitional(forms, named, "ru") is expected
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "expected"),
+    [
+        ("Kdy trénuje přípravka?", "cs", True),
+        ("V kolik hodin otevírá sklad?", "cs", True),
+        ("Do kdy se hlásí partneři?", "cs", True),
+        ("Jaká je otevírací doba skladu?", "cs", True),
+        ("Je muzeum otevřené v pondělí?", "cs", False),
+        ("Smím vzít psa do kanceláře?", "cs", False),
+        # a statement to verify, with a relative "kdy" further in
+        ("Verdi zemřel v době, kdy psal operu.", "cs", False),
+        ("Wann öffnet das Lager?", "de", True),
+        ("Ist das Lager am Samstag offen?", "de", False),
+        ("До каких пор гугеноты говорили по-французски?", "ru", True),
+        ("Открыт ли музей в понедельник?", "ru", False),
+    ],
+)
+def test_a_question_for_something_opens_with_an_interrogative(
+    question: str, lang: str, expected: bool
+) -> None:
+    forms = [unaccent(w) for w in re.findall(r"[^\W\d_]+", question)]
+    assert asks_for_something(forms, lang) is expected

@@ -708,6 +708,39 @@ def interrogative_forms(lang: str) -> frozenset[str]:
     return frozenset(words)
 
 
+# Lemmas (and the forms a lemmatizer may leave as they are) that name a time of a closed calendar
+# set: a day of the week, a month, a season, the weekend, a holiday, a part of the day, and their
+# adjectives. A passage that lacks one names another member of the set or no time at all, never
+# the same time in other words: no vector can stand in for it (rag.search.answerability).
+# Ambiguous words are left out: Russian среда is also an environment, English march, spring and
+# fall are other words too.
+CALENDAR_WORDS = _table(
+    """pondělí úterý středa čtvrtek pátek sobota neděle víkend víkendový leden únor březen duben
+    květen červen červenec srpen září říjen listopad prosinec lednový únorový březnový dubnový
+    květnový červnový červencový srpnový zářijový říjnový listopadový prosincový jaro léto
+    podzim zima jarní letní podzimní zimní vánoce vánoční velikonoce velikonoční silvestr
+    silvestrovský ráno dopoledne poledne odpoledne večer noc ranní dopolední polední odpolední
+    večerní noční sobotní nedělní páteční
+    ledna února března dubna května června července srpna října listopadu prosince soboty sobotu
+    neděli pátku čtvrtku středu víkendu zimě létě jaře podzimu vánocích velikonocích
+    montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag wochenende januar
+    februar märz april mai juni juli august september oktober november dezember frühling
+    frühjahr sommer herbst winter weihnachten ostern silvester vormittag mittag nachmittag abend
+    nacht
+    понедельник вторник четверг пятница суббота воскресенье выходные январь февраль март апрель
+    май июнь июль август сентябрь октябрь ноябрь декабрь весна лето осень зима весенний летний
+    осенний зимний рождество пасха утро вечер ночь
+    monday tuesday wednesday thursday friday saturday sunday weekend january february march
+    april june july august september october november december summer autumn winter
+    christmas easter morning afternoon evening night"""
+)
+
+
+def names_a_time(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names a calendar time (its lemma or its form is one)."""
+    return form in CALENDAR_WORDS or not CALENDAR_WORDS.isdisjoint(lemmas)
+
+
 def is_frame(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a question word only frames the question (its lemma or form is a frame word)."""
     table = FRAME_WORDS.get(lang, frozenset())

@@ -191,3 +191,38 @@ def definitional(forms: Sequence[str], named: Sequence[bool], lang: str) -> bool
         tail = list(named[rest:])
         return bool(tail) and all(tail)
     return False
+
+
+# Interrogative words that open a question for something (who, what, when, where, which, how,
+# why, how many), as opposed to a question whether (a verb first: "Je muzeum otevřené v
+# pondělí?") or a statement to verify.
+_WH: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """kdo koho komu kým co čeho čemu čím kdy kde kam odkud kudy jak jaký jaká jaké jakého
+        jakou jakém jakým jakých jakými jakému který která které kterého kterou kterém kterým
+        kterých kterými kterému čí kolik kolika proč"""
+    ),
+    "de": _table(
+        """wer wen wem wessen was wann wo wohin woher womit wofür worüber worauf wovon wozu
+        welche welcher welches welchen welchem wie warum wieso weshalb"""
+    ),
+    "ru": _table(
+        """кто кого кому кем что чего чему чем когда где куда откуда как какой какая какое какие
+        какого какую каком каким каких какими какому который которая которое которые которого
+        которую котором сколько почему зачем чей чья чьё чьи"""
+    ),
+    "en": _table("who whom whose what when where which how why"),
+}
+
+
+def asks_for_something(forms: Sequence[str], lang: str) -> bool:
+    """Whether a question opens with an interrogative, first or after a preposition ("Kdy ...",
+    "V kolik hodin ...", "Do kdy ...", "До каких пор ..."): it asks for something, where a
+    question whether or a statement to verify asks if. A relative "kdy" or "который" further in
+    opens no question.
+
+    Args:
+        forms: every word of the question, unaccented, in order.
+    """
+    wh = _WH.get(lang, frozenset())
+    return any(f in wh for f in forms[:2])

@@ -49,6 +49,7 @@ from rag.language.answer_types import (
     is_name,
     is_number,
     looks_like_verb,
+    names_a_time,
     names_the_answer,
     number_values,
     numeral_compound,
@@ -60,7 +61,7 @@ from rag.language.derivation import families, finite_verb, held_families
 from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
-from rag.language.question_classes import definitional
+from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
 
@@ -257,6 +258,8 @@ class QuestionNeeds:
     content: tuple[tuple[str, tuple[str, ...], float], ...]  # (surface, keys, idf): ranks windows
     absent: tuple[str, ...]  # required tokens the corpus lacks entirely
     asked: frozenset[str] = frozenset()  # the question's forms and lemma bodies
+    # opened by an interrogative: it asks for something, not whether (question_classes)
+    asks_for: bool = False
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -393,7 +396,9 @@ def question_needs(
         | {k[2:] for w in query.all_words for k in w.keys}
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
     )
-    needs = QuestionNeeds(kind, tuple(required), focus, tuple(content), absent, asked)
+    needs = QuestionNeeds(
+        kind, tuple(required), focus, tuple(content), absent, asked, asks_for_something(forms, lang)
+    )
     return replace(needs, plan=_Plan(needs))
 
 
@@ -444,6 +449,10 @@ class Answerability:
             "required": self.required,
             "focus": self.focus,
         }
+
+
+def _names_a_time(need: Need) -> bool:
+    return names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form or need.surface)
 
 
 def _matched(need: Need, found: frozenset[str]) -> str | None:
@@ -681,11 +690,13 @@ def assess(
     # skladový terminál SOVA T3" over the paragraph on its battery).
     beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
+    timed = False  # a calendar time among the focus words the window lacks
     for f, mask in zip(needs.focus, plan.focus, strict=True):
         by = _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
+        timed = timed or (by is None and _names_a_time(f))
     reason = None
     met = [bool(mask & context) for _, _, mask in plan.required]
     named = {r.group for r, ok in zip(needs.required, met, strict=True) if ok and r.kind == "name"}
@@ -718,7 +729,11 @@ def assess(
     return Answerability(
         (sents[i].start, sents[j].end),
         reason is None,
-        reason == "focus",
+        # a vector may stand in for focus words said in other words, but not for the calendar
+        # time a question asks something for ("Kdy ... v sobotu?" over Tuesday's timetable):
+        # another member of the set is another time. A question whether ("Je muzeum otevřené
+        # v pondělí?") is answered by the times a passage names instead.
+        reason == "focus" and not (timed and needs.asks_for),
         reason,
         needs.answer_type,
         type_token,
