@@ -296,16 +296,16 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 10 documents). Each holds a floor just below what the shipped profile measures on it (recalled
 # answerable cases at least, not_found cases answered at most), so that any regression fails;
 # docs/evaluation.md gives the figures.
-# Measured (recalled/answerable, answered/not_found): natural 34/45, 7/35; heldout 29/40, 6/40;
-# druzstvo 14/19, 1/11; knihovna 18/25, 1/15; sportklub 30/35, 1/21. One case of slack each way
+# Measured (recalled/answerable, answered/not_found): natural 36/45, 7/35; heldout 30/40, 5/40;
+# druzstvo 14/19, 1/11; knihovna 21/25, 1/15; sportklub 30/35, 0/21. One case of slack each way
 # for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (35, 8),
-    "heldout": (29, 7),
+    "heldout": (29, 6),
     "druzstvo": (13, 2),
     "knihovna": (20, 2),
-    "sportklub": (29, 2),
+    "sportklub": (29, 1),
 }
 
 
