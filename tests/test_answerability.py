@@ -167,6 +167,10 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         # the general nouns of persons stand for whoever the passage names
         ("cs", "Kolik lidí přišlo k referendu?", ["přišlo", "referendu"]),
         ("cs", "Co dělat s člověkem, který má úpal?", ["úpal"]),
+        # an honorific only addresses the person the passage names; "abych" is "aby" in the
+        # first person
+        ("cs", "Kdo zastupuje paní doktorku?", ["zastupuje", "doktorku"]),
+        ("cs", "Komu mám volat, abych se objednal?", ["volat", "objednal"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (

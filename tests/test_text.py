@@ -478,6 +478,24 @@ def test_stopwords_and_interrogatives_are_removed(
     assert [w.surface for w in asked.all_words] == tokenize(question)
 
 
+@pytest.mark.parametrize(
+    "question", ["Kdo zastupuje paní doktorku?", "Kdo zastupuje pani doktorku?"]
+)
+def test_a_title_word_asks_for_the_title_abbreviation(question: str) -> None:
+    # documents write "MUDr. Petra Vlčková"; people ask for "paní doktorka"
+    (doctor,) = [w for w in query_keys(question, "cs").words if w.form == "doktorku"]
+    assert {"l:doktorka", "l:mudr", "l:mddr"} <= set(doctor.keys)
+    (engineer,) = [
+        w for w in query_keys("Kdy má pan inženýr volno?", "cs").words if w.form == "inzenyr"
+    ]
+    assert "l:ing" in engineer.keys
+    # not for a word that is also something else ("bakalářka", a thesis)
+    (thesis,) = [
+        w for w in query_keys("Kdy odevzdat bakalářku?", "cs").words if w.form == "bakalarku"
+    ]
+    assert thesis.keys == ("l:bakalar", "s:bakalark", "p:baka")
+
+
 def test_query_words_are_deduplicated_by_form() -> None:
     asked = query_keys("Novák novak NOVAK Novak", "cs")
     assert [w.surface for w in asked.words] == ["Novák"]

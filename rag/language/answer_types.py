@@ -7,7 +7,8 @@ dictionary reads as another word is listed as a form ("stanu" of "stát se", rea
 tent). Verbs of knowing and of procedure frame a question as "zjistit" does: "Jak poznám
 úpal?" asks for its signs, "Jak postupovat, když ..." what to do. The general nouns of persons
 ("člověk", whose plural is "lidé", and "osoba") frame a question as a pronoun would: "Kolik lidí
-přišlo ..." counts what a passage counts as voters or visitors.
+přišlo ..." counts what a passage counts as voters or visitors. So do the honorifics ("pan",
+"paní", "slečna"): "Kdo zastupuje paní doktorku?" is about the doctor, whom a passage names.
 
 Expected answer types come from the interrogative: a phrase of unaccented question words, the
 longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
@@ -85,7 +86,7 @@ FRAME_WORDS: dict[str, frozenset[str]] = {
         """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
-        postupovat stanu staneš stane staneme stanete stanou člověk osoba"""
+        postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna"""
     ),
     "sk": _table(
         """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť

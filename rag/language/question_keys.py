@@ -33,8 +33,41 @@ class QueryKeys:
     all_words: tuple[QueryWord, ...]  # every word incl. stopwords
 
 
-def _query_word(token: Token) -> QueryWord:
+# A question names a titled person by the title's word ("paní doktorka", "pan inženýr", "pani
+# doktorka"), where a document writes the title's abbreviation before the name ("MUDr. Petra
+# Vlčková", "Ing. Jan Novák"): the word also asks for the abbreviations' lemma keys. Lemma
+# bodies, unaccented. "bakalářka" (also a thesis) and "docent" ("doc", also a file type) are left
+# out.
+_DOCTOR = tuple(f"l:{t}" for t in "mudr mddr mvdr judr phdr rndr pharmdr paeddr thdr dr".split())
+_TITLES: dict[str, dict[str, tuple[str, ...]]] = {
+    "cs": {
+        "doktor": _DOCTOR,
+        "doktorka": _DOCTOR,
+        "inzenyr": ("l:ing",),
+        "inzenyrka": ("l:ing",),
+        "magistr": ("l:mgr",),
+        "magistra": ("l:mgr",),
+        "profesor": ("l:prof",),
+        "profesorka": ("l:prof",),
+    },
+    "sk": {
+        "doktor": _DOCTOR,
+        "doktorka": _DOCTOR,
+        "inzinier": ("l:ing",),
+        "inzinierka": ("l:ing",),
+        "magister": ("l:mgr",),
+        "magisterka": ("l:mgr",),
+        "profesor": ("l:prof",),
+        "profesorka": ("l:prof",),
+    },
+}
+
+
+def _query_word(token: Token, lang: str = "") -> QueryWord:
     keys = search_keys(token)
+    titles = _TITLES.get(lang)
+    if titles:
+        keys += [k for lemma in token.lemmas for k in titles.get(lemma, ())]
     surface = token.surface
     plain = surface.isascii() and not has_digit(surface) and any(c.isalpha() for c in surface)
     return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
@@ -72,7 +105,7 @@ def query_keys(
             lang = default
     lang = lang.lower()
     tokens = analyze_question(question, lang)
-    all_words = tuple(_query_word(token) for token in tokens)
+    all_words = tuple(_query_word(token, lang) for token in tokens)
     words: dict[str, QueryWord] = {}
     for word, token in zip(all_words, tokens, strict=True):
         if not token.stop and word.form not in words:
