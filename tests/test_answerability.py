@@ -34,6 +34,8 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Kdy se koná letní firemní slavnost?", "date"),
         ("cs", "Do kdy musím nahlásit ztrátu notebooku?", "date"),
         ("cs", "V kolik hodin začíná slavnost?", "time"),
+        ("cs", "V kolik zavírá sklad?", "time"),
+        ("cs", "Od kolika let berete děti?", "number"),
         ("cs", "Jak dlouho trvá zkušební doba?", "duration"),
         ("cs", "Kdo založil sklárnu?", "person"),
         ("cs", "Komu se posílají objednávky?", "person"),
@@ -171,6 +173,9 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         # first person
         ("cs", "Kdo zastupuje paní doktorku?", ["zastupuje", "doktorku"]),
         ("cs", "Komu mám volat, abych se objednal?", ["volat", "objednal"]),
+        # in a question for a time, opening and closing name what the time is of: the hours
+        ("cs", "Kdy má úřad ve čtvrtek otevřeno?", ["úřad", "čtvrtek"]),
+        ("cs", "V kolik zavírá sklad?", ["sklad"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (
@@ -683,12 +688,19 @@ def test_a_shortened_last_year_of_a_span_is_that_year() -> None:
         ("cs", "Kdo vyhrál 2. světovou válku?", "Na konci druhé světové války vyhráli spojenci."),
         ("ru", "Сколько лет длилось правление 5 царей?", "Правление пяти царей длилось сто лет."),
         ("de", "Wer ist die Begleiterin der 10. Serie?", "In der zehnten Serie reist Clara mit."),
+        ("cs", "Platí se za 80 let členství?", "Po osmdesáti letech členství se neplatí."),
     ],
 )  # fmt: skip
 def test_a_number_matches_its_number_word(lang: str, question: str, passage: str) -> None:
     needs = _needs(question, lang)
     a = assess(passage, lang, needs, 2, True)
     assert all(r["matched_by"] for r in a.required if r["kind"] == "number"), a.as_dict()
+
+
+def test_a_number_word_of_the_question_matches_the_passages_digits() -> None:
+    needs = _needs("Platí poplatek lidé nad osmdesát let?", "cs", focus=3)
+    a = assess("Poplatek neplatí lidé starší 80 let.", "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["osmdesát"], a.as_dict()
 
 
 def test_an_ordinal_word_does_not_answer_how_many() -> None:

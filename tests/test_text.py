@@ -496,6 +496,14 @@ def test_a_title_word_asks_for_the_title_abbreviation(question: str) -> None:
     assert thesis.keys == ("l:bakalar", "s:bakalark", "p:baka")
 
 
+def test_a_number_word_asks_for_its_digits() -> None:
+    words = {w.form: w.keys for w in query_keys("Platí poplatek i lidé nad osmdesát?", "cs").words}
+    assert "l:80" in words["osmdesat"]
+    # an ordinal is also "other": it asks for no digits
+    words = {w.form: w.keys for w in query_keys("Kolik stojí druhý pes?", "cs").words}
+    assert not any(k[2:].isdigit() for k in words["druhy"])
+
+
 def test_query_words_are_deduplicated_by_form() -> None:
     asked = query_keys("Novák novak NOVAK Novak", "cs")
     assert [w.surface for w in asked.words] == ["Novák"]

@@ -47,6 +47,8 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("použít", "použití"),
         ("přehřeje", "přehřátí"),  # an unknown finite verb in -eje
         ("pohotovost", "pohotovostní"),  # the relational adjective of an -ost noun
+        ("praskne", "prasklé"),  # the adjective of a -nout verb's l-participle
+        ("zamrzne", "zamrzlou"),
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -72,6 +74,9 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("vydělává", "oddělení"),
         ("přihlásit", "nahlásit"),
         ("objednat", "projednat"),
+        # "-lý" ends adjectives that come from no verb as well
+        ("svět", "světlý"),
+        ("tep", "teplé"),
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:

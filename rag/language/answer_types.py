@@ -122,6 +122,9 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak se jmenoval", "name"),
         ("jak se jmenovala", "name"),
         ("v kolik hodin", "time"),
+        # "v kolik" alone asks for a clock time ("V kolik zavírá sklad?"); "od kolika" and "do
+        # kolika" also ask for an age ("Od kolika let ...?")
+        ("v kolik", "time"),
         ("od kolika hodin", "time"),
         ("do kolika hodin", "time"),
         ("jak dlouho", "duration"),
@@ -321,12 +324,30 @@ def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     return form in table or not table.isdisjoint(lemmas)
 
 
+# Opening and closing: in a question for a time ("Kdy má úřad ve čtvrtek otevřeno?", "V kolik
+# zavírá sklad?") they name what the time is of, the hours, which a passage gives as "čtvrtek
+# 8–12" without the word, as it gives a price without "stojí". Lemmas, and the forms the
+# lemmatizer leaves as they are.
+_OPENING: dict[str, frozenset[str]] = {
+    "cs": _table("otevřít otevírat otevřený otevřeno zavřít zavírat zavřený zavřeno"),
+    "sk": _table("otvoriť otvárať otvorený otvorené zatvoriť zatvárať zatvorený zatvorené"),
+    "pl": _table("otworzyć otwierać otwarty zamknąć zamykać zamknięty"),
+    "de": _table("öffnen geöffnet offen schließen geschlossen"),
+    "ru": _table("открыть открывать открыт открытый закрыть закрывать закрыт закрытый"),
+    "en": _table("open opens opened close closes closed"),
+}
+
+
 def names_the_answer(kind: AnswerType | None, lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a question word names the kind of answer its question expects, so that a passage
     need not hold it: "telefonní číslo" of a contact question, "cena" or "koupit" of a price
-    question (as "dlouho" of "jak dlouho" is no content word)."""
+    question, "otevřeno" of a question for a time (as "dlouho" of "jak dlouho" is no content
+    word)."""
     if kind in CONTACT_TYPES:
         return is_contact_word(lemmas, form, lang)
+    if kind in ("date", "time"):
+        table = _OPENING.get(lang, frozenset())
+        return form in table or not table.isdisjoint(lemmas)
     return kind == "amount" and is_price_word(lemmas, form, lang)
 
 
@@ -427,22 +448,35 @@ def number_values(text: str, lang: str) -> list[tuple[str, int]]:
 
 # Number words (lemmas, as spelled) with the value a digit writes: "4" of a question is "vier"
 # or "čtyřech" of a passage. Cardinals from two (one is also an article or a pronoun: "ein",
-# "jeden", "one") and ordinals ("2. světová válka" is "druhá světová válka"); "second" is a
+# "jeden", "one"), counted on from the first, then the tens and a hundred with their values
+# ("osmdesát=80"), and ordinals ("2. světová válka" is "druhá světová válka"); "second" is a
 # unit of time as well.
 _VALUED_WORDS: dict[str, str] = {
     "cs": """dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct
+        dvacet=20 třicet=30 čtyřicet=40 padesát=50 šedesát=60 sedmdesát=70 osmdesát=80
+        devadesát=90 sto=100
         první:1 druhý:2 třetí:3 čtvrtý:4 pátý:5 šestý:6 sedmý:7 osmý:8 devátý:9 desátý:10""",
     "sk": """dva tri štyri päť šesť sedem osem deväť desať jedenásť dvanásť
+        dvadsať=20 tridsať=30 štyridsať=40 päťdesiat=50 šesťdesiat=60 sedemdesiat=70
+        osemdesiat=80 deväťdesiat=90 sto=100
         prvý:1 druhý:2 tretí:3 štvrtý:4 piaty:5 šiesty:6 siedmy:7 ôsmy:8 deviaty:9 desiaty:10""",
     "pl": """dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście
+        dwadzieścia=20 trzydzieści=30 czterdzieści=40 pięćdziesiąt=50 sześćdziesiąt=60
+        siedemdziesiąt=70 osiemdziesiąt=80 dziewięćdziesiąt=90 sto=100
         pierwszy:1 drugi:2 trzeci:3 czwarty:4 piąty:5 szósty:6 siódmy:7 ósmy:8""",
     "de": """zwei drei vier fünf sechs sieben acht neun zehn elf zwölf
+        zwanzig=20 dreißig=30 vierzig=40 fünfzig=50 sechzig=60 siebzig=70 achtzig=80
+        neunzig=90 hundert=100
         erst:1 zweit:2 dritter:3 dritt:3 viert:4 fünft:5 sechst:6 siebt:7 acht:8 neunt:9
         zehnter:10 zehnt:10""",
     "ru": """два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать
+        двадцать=20 тридцать=30 сорок=40 пятьдесят=50 шестьдесят=60 семьдесят=70
+        восемьдесят=80 девяносто=90 сто=100
         первый:1 второй:2 третий:3 четвертый:4 пятый:5 шестой:6 седьмой:7 восьмой:8
         девятый:9 десятый:10""",
     "en": """two three four five six seven eight nine ten eleven twelve
+        twenty=20 thirty=30 forty=40 fifty=50 sixty=60 seventy=70 eighty=80 ninety=90
+        hundred=100
         first:1 third:3 fourth:4 fifth:5 sixth:6 seventh:7 eighth:8 ninth:9 tenth:10""",
 }
 
@@ -453,7 +487,9 @@ def _valued(words: str, ordinals: bool) -> dict[str, str]:
     for entry in words.split():
         word, ordinal, value = entry.partition(":")  # "druhý:2" is an ordinal
         if not ordinal:
-            value, cardinal = str(cardinal), cardinal + 1
+            word, valued, value = entry.partition("=")  # "osmdesát=80": a cardinal's value
+            if not valued:
+                value, cardinal = str(cardinal), cardinal + 1
         if bool(ordinal) is ordinals:
             out[_form(word)] = value
     return out
@@ -463,6 +499,14 @@ def _valued(words: str, ordinals: bool) -> dict[str, str]:
 # the answer to "how many" ("druhý" is also "other")
 CARDINAL_VALUES = {lang: _valued(words, False) for lang, words in _VALUED_WORDS.items()}
 ORDINAL_VALUES = {lang: _valued(words, True) for lang, words in _VALUED_WORDS.items()}
+
+
+def cardinal_value(lemmas: Iterable[str], lang: str) -> str | None:
+    """The value, in digits, of a cardinal number word ("osmdesát" -> "80"), or None: a
+    question's number word meets the passage's digits. Not an ordinal's: "druhý" is also
+    "other"."""
+    table = CARDINAL_VALUES.get(lang, {})
+    return next((table[lemma] for lemma in lemmas if lemma in table), None)
 
 
 def word_number(lemmas: Iterable[str], lang: str) -> str | None:

@@ -207,6 +207,8 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
             ):
                 root, verbal = word[: -len(ending)], True
                 break
+    if (stem := _participle_stem(lemma, lang)) is not None:
+        root, verbal = stem, True  # prasklý / prasknout
     if not verbal:
         root = _fixed_e(root, lang)
     root = _plain_end(root)
@@ -264,6 +266,26 @@ def finite_verb(surface: str, lang: str) -> bool:
     if lemma != word and lemma != conjugated_lemma(word, lang):
         return False
     return any(word.endswith(e) and len(word) - len(e) >= _MIN_ROOT for e in _FINITE.get(lang, ()))
+
+
+# The endings of an adjective made from a verb's l-participle (prasknout: praskl, prasklý,
+# prasklé potrubí), in every case: the lemmatizer knows few of these adjectives.
+_L_ADJECTIVE = ("lými", "lého", "lému", "lých", "lým", "lém", "lou", "lý", "lá", "lé", "lí")
+
+
+def _participle_stem(word: str, lang: str) -> str | None:
+    """The root of a -nout verb in its l-participle's adjective (prasklý, prasklé: prask, of
+    prasknout; zamrzlá: zamrz), when the verb is a word of the dictionary: "světlý" and
+    "teplý" end alike and come from no verb."""
+    if lang != "cs":
+        return None
+    for ending in _L_ADJECTIVE:
+        if word.endswith(ending):
+            stem = word[: -len(ending)]
+            if len(stem) >= _MIN_ROOT and _known(stem + "nout", lang):
+                return stem
+            return None
+    return None
 
 
 def _denominal(root: str, lang: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag.language.answer_types import cardinal_value
 from rag.language.keys import Token, analyze_question, detect_language, has_digit, search_keys
 from rag.language.lemmas import SUPPORTED_LANGS
 
@@ -68,6 +69,10 @@ def _query_word(token: Token, lang: str = "") -> QueryWord:
     titles = _TITLES.get(lang)
     if titles:
         keys += [k for lemma in token.lemmas for k in titles.get(lemma, ())]
+    # a number word also asks for its digits ("nad osmdesát" over "starší 80 let"), as a
+    # passage's number word holds them (rag.search.answerability)
+    if (value := cardinal_value(token.lemmas, lang)) is not None:
+        keys.append(f"l:{value}")
     surface = token.surface
     plain = surface.isascii() and not has_digit(surface) and any(c.isalpha() for c in surface)
     return QueryWord(surface, token.form, tuple(dict.fromkeys(keys)), plain)
