@@ -232,3 +232,30 @@ def test_the_document_rule_needs_the_same_document_and_an_answering_window() -> 
     # no chunk of the document admitted by a rule: none stands for the other
     r = _chunks_retrieval(question, [(1, MANUAL_INTRO, 0.2), (1, MANUAL_BATTERY, 0.16)])
     assert [j.passed for j in judge(r, DOCUMENT_RULE)] == [False, False]
+
+
+CONTACT = "Zákaznická linka 585 222 333 je k dispozici v pracovní dny. E-mail: info@hrnek.cz."
+DELIVERY = "Zboží odesíláme do 24 hodin. Doprava na výdejní místo stojí 79 Kč."
+
+
+def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding_one() -> None:
+    # "Jaký máte e-mail?" has no content word: the knowledge base's own e-mail is asked for
+    question = "Jaký máte e-mail?"
+    params = replace(DOCUMENT_RULE, support_max_distance=0.1725)
+    r = _chunks_retrieval(question, [(1, CONTACT, 0.16), (2, DELIVERY, 0.17)])
+    for c in r.candidates:
+        c.fts_rank = None  # no word to search by: the full-text list is empty
+    contact, delivery = judge(r, params)
+    assert contact.passed and contact.rule == "kind", contact.as_dict()
+    assert not delivery.passed
+    lazy = judge(r, params, complete=False)
+    assert [(j.passed, j.rule) for j in lazy] == [(True, "kind"), (False, None)]
+    # the nearest passage holds no e-mail, and the next one is not the nearest
+    r = _chunks_retrieval(question, [(2, DELIVERY, 0.16), (1, CONTACT, 0.165)])
+    assert [j.passed for j in judge(r, params)] == [False, False]
+    # too far off for the rule
+    r = _chunks_retrieval(question, [(1, CONTACT, 0.25)])
+    assert not judge(r, params)[0].passed
+    # a question with a word of its own is held to its words: no passage names a warehouse
+    r = _chunks_retrieval("Jaký je e-mail na sklad?", [(1, CONTACT, 0.16)])
+    assert not judge(r, params)[0].passed

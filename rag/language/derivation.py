@@ -194,24 +194,29 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
         return "", None
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
+    ending = lemma[len(root) :]
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
         root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
     if lemma == word:
         # a word the dictionary does not know: a finite verb's ending goes before a shorter
         # noun's ("přehřeje" is přehř-eje, not přehřej-e)
-        for ending in _FINITE.get(lang, ()):
+        for finite in _FINITE.get(lang, ()):
             if (
-                word.endswith(ending)
-                and len(word) - len(ending) >= _MIN_ROOT
-                and len(ending) > len(lemma) - len(root)
+                word.endswith(finite)
+                and len(word) - len(finite) >= _MIN_ROOT
+                and len(finite) > len(lemma) - len(root)
             ):
-                root, verbal = word[: -len(ending)], True
+                root, verbal, ending = word[: -len(finite)], True, finite
                 break
     if (stem := _participle_stem(lemma, lang)) is not None:
         root, verbal = stem, True  # prasklý / prasknout
     if not verbal:
         root = _fixed_e(root, lang)
     root = _plain_end(root)
+    if verbal and ending in _IOTATED and root.endswith("c") and lang == "cs":
+        # vracet / vrátit, hodnocení / hodnotit: the -tit verb's imperfective and verbal noun
+        # spell its "t" as "c"
+        root = root[:-1] + "t"
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
@@ -220,6 +225,10 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
                 bare = _plain_vowels(root[len(prefix) :], lang)
                 return _plain_vowels(root, lang), bare if len(bare) >= _MIN_ROOT else None
     return _plain_vowels(root, lang), None
+
+
+# The endings after which a verb's "t" is spelled "c" (vrátit: vracet, vracení, vracejí).
+_IOTATED = frozenset({"et", "ět", "ení", "ění", "eje", "ejí"})
 
 
 def _known(word: str, lang: str) -> bool:
@@ -326,9 +335,12 @@ def _fixed_e(root: str, lang: str) -> str:
 
 def written(key: str) -> tuple[str, ...]:
     """How a family key's root is spelled, unaccented, in the words that hold it: as it is, with
-    the -ír- of an imperfective (otevr: otevřít, otevírat) and with a mobile "e" (tydn: týden)."""
+    a final "t" as "c" (vrat: vracet), with the -ír- of an imperfective (otevr: otevřít,
+    otevírat) and with a mobile "e" (tydn: týden)."""
     root = unaccent(family_root(key))
     spellings = [root]
+    if len(root) > 2 and root.endswith("t"):
+        spellings.append(root[:-1] + "c")  # vrat: vracet
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
         if root.endswith("r"):
             spellings.append(root[:-1] + "ir")

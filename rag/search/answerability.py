@@ -70,7 +70,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 17: the tens and a hundred in words hold their value (osmdesát: 80); 16: relational adjectives
+# 18: a -tit verb's "c" spelled "t" in its family root (vracet / vrátit), the adjectives of
+# l-participles (prasklý / prasknout); 17: the tens and a hundred in words hold their value
+# (osmdesát: 80); 16: relational adjectives
 # of -ost nouns (pohotovostní); 15: a noun's mobile "e" (týden /
 # týdne), adverbs in -ě, verbal nouns in -tí, the present in -eje (derivation._fixed_e);
 # 14: a family root's vowel length and the -ír- of imperfectives made plain, passive participles
@@ -81,7 +83,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 17
+ANALYSIS_VERSION = 18
 
 
 @dataclass(frozen=True, slots=True)

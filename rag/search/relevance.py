@@ -2,7 +2,7 @@
 the stored sentence analyses of the candidates whose windows it looks for
 (:class:`rag.search.retrieve.AnalysisReader`, one statement per judgement).
 
-Three rules, any suffices:
+The rules below, any suffices:
 
 * close vector: distance <= ``vector_max_distance`` and within ``vector_margin`` of the best
   candidate's distance;
@@ -31,6 +31,15 @@ Three rules, any suffices:
   corpus. A paraphrase ("Můžu si do práce přivést svého mazlíčka?") shares no rare word with its
   answer but speaks the corpus's vocabulary; an off-topic question ("Jaké je počasí na Marsu?")
   does not, however close its nearest vector happens to be.
+
+* both retrievers' first (``agreement``): a vector within ``support_max_distance`` whose chunk
+  both lists put first; its window must answer, and no paraphrase stands in for its words.
+
+* the question's kind alone (``kind``, with the answerability stage): a question with no word
+  of its own but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the knowledge base
+  for its own contact, hours or place. The first candidate of the fused lists, within
+  ``support_max_distance``, passes when its window holds a token of that kind (``BARE_KINDS``: not an amount or a person,
+  which "Kolik to stojí?" and "Kdo to je?" ask of something said before).
 
 * the document (``document_rule``, with the answerability stage): a candidate no rule above
   admits passes when one of them admits another chunk of its document and its own evidence
@@ -122,7 +131,7 @@ class Judgement:
     """Why a candidate passed or not."""
 
     passed: bool
-    rule: str | None  # "vector", "words", "support", "topic" joined by "+", or None
+    rule: str | None  # "vector", "words", "support", "topic", "agreement", "kind" joined by "+"
     distance: float | None
     margin: float | None  # distance minus the best candidate's distance
     coverage: float  # rare words' share of the question
@@ -203,6 +212,15 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             n,
             params.focus_words,
         )
+    # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
+    # knowledge base for its own: the passage nearest to it answers when its window holds one.
+    bare = (
+        not words
+        and needs is not None
+        and needs.answer_type in BARE_KINDS
+        and not needs.required
+        and not needs.focus
+    )
     anchors = question_anchors(retrieval.query) if params.anchor_support else ()
     kind = None
     if anchors and params.require_answer_type:
@@ -235,7 +253,9 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             if kin:
                 ranks = weighed.ranks(matched | kin)
         evidence, coverage, support = weighed.evidence(ranks=ranks)
-        if _admissible(c, c.distance, near, known, coverage, support, params):
+        if _admissible(c, c.distance, near, known, coverage, support, params) or (
+            bare and _foremost(c, retrieval, params)
+        ):
             return None
         return Judgement(
             False,
@@ -285,6 +305,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             and c.distance <= params.support_max_distance  # type: ignore[operator]
             and agreed(c)
         )
+        by_kind = bare and _foremost(c, retrieval, params)
         by_topic = (
             near
             and c.distance <= params.topic_max_distance  # type: ignore[operator]
@@ -299,6 +320,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
                     ("anchors" if params.anchor_support else "support", by_support),
                     ("topic", by_topic),
                     ("agreement", by_agreement),
+                    ("kind", by_kind),
                 )
                 if ok
             )
@@ -491,6 +513,21 @@ def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answera
         params.prefix_credit,
         c.title,
         c.sentences(),
+    )
+
+
+# The kinds of answer a question may ask for by its kind alone: a contact, a time, a place. Not
+# an amount or a person: "Kolik to stojí?" and "Kdo to je?" point at something said before.
+BARE_KINDS = frozenset({"contact", "email", "phone", "date", "time", "place"})
+
+
+def _foremost(c: Candidate, retrieval: Retrieval, params: FilterParams) -> bool:
+    """The first candidate of the fused lists, within the distance the word rules' vectors are
+    held to."""
+    return (
+        c is retrieval.candidates[0]
+        and c.distance is not None
+        and c.distance <= params.support_max_distance
     )
 
 
