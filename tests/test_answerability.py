@@ -36,6 +36,7 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "V kolik hodin začíná slavnost?", "time"),
         ("cs", "V kolik zavírá sklad?", "time"),
         ("cs", "Od kolika let berete děti?", "number"),
+        ("cs", "Jak daleko je hrad od nádraží?", "number"),
         ("cs", "Jak dlouho trvá zkušební doba?", "duration"),
         ("cs", "Kdo založil sklárnu?", "person"),
         ("cs", "Komu se posílají objednávky?", "person"),
@@ -176,6 +177,7 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         # in a question for a time, opening and closing name what the time is of: the hours
         ("cs", "Kdy má úřad ve čtvrtek otevřeno?", ["úřad", "čtvrtek"]),
         ("cs", "V kolik zavírá sklad?", ["sklad"]),
+        ("cs", "Můžu na věž sám?", ["věž"]),  # the emphatic pronoun
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (
@@ -241,6 +243,7 @@ def test_a_focus_noun_comes_before_a_verb() -> None:
             {"date", "name"},
             set(),
         ),
+        ("Bílá paní se zjevuje o půlnoci na hradbách.", {"date"}, {"number", "amount"}),
         (
             "Ostraha žádá, aby nikdo nedával lišce, která v noci chodí k zadní bráně, zbytky jídla.",
             {"person", "place"},

@@ -496,6 +496,23 @@ def test_a_title_word_asks_for_the_title_abbreviation(question: str) -> None:
     assert thesis.keys == ("l:bakalar", "s:bakalark", "p:baka")
 
 
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("Jaké je číslo na kastelána?", "cs"),  # "jaké" is Czech; Slovak writes "aké"
+        ("Kolik stoji obed v jidelne?", "cs"),  # typed without diacritics
+        ("Kto je vedúci skladu?", "sk"),  # Slovak words, no Czech one
+        ("Čo mám urobiť s podozrivým e-mailom?", "sk"),  # "mám" is Czech too, "čo" Slovak only
+        ("Aké je hlavné mesto Kanady?", "sk"),
+        ("Koľko stojí obed?", "sk"),  # a letter only Slovak writes
+    ],
+)
+def test_a_neighbour_language_without_its_own_letters_is_read_as_the_corpus(
+    question: str, lang: str
+) -> None:
+    assert query_keys(question, None, ["cs"]).lang == lang
+
+
 def test_a_number_word_asks_for_its_digits() -> None:
     words = {w.form: w.keys for w in query_keys("Platí poplatek i lidé nad osmdesát?", "cs").words}
     assert "l:80" in words["osmdesat"]

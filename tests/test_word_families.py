@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rag.language.derivation import families, finite_verb, held_families, written
+from rag.language.derivation import families, finite_verb, held_families, place_families, written
 from rag.language.keys import analyze, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
 from rag.language.names import name_key
@@ -284,3 +284,18 @@ def test_a_question_for_something_opens_with_an_interrogative(
 ) -> None:
     forms = [unaccent(w) for w in re.findall(r"[^\W\d_]+", question)]
     assert asks_for_something(forms, lang) is expected
+
+
+@pytest.mark.parametrize(
+    ("verb", "place"),
+    [
+        ("zaparkovat", "parkoviště"),
+        ("shromáždíme", "shromaždišti"),  # a case the dictionary lacks
+        ("koupat", "koupaliště"),
+        ("letět", "letišti"),
+    ],
+)
+def test_a_question_for_a_place_meets_the_place_of_its_action(verb: str, place: str) -> None:
+    assert set(place_families(verb, "cs")) & set(held_families(place, "cs"))
+    # the place is another thing than the action: no question but one for a place asks for it
+    assert not _joined(verb, place)

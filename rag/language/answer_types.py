@@ -128,6 +128,7 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("od kolika hodin", "time"),
         ("do kolika hodin", "time"),
         ("jak dlouho", "duration"),
+        ("jak daleko", "number"),  # a distance: "5 kilometrů"
         ("na jak dlouho", "duration"),
         # a measure asked by "jak" and its adjective ("jak dlouhá je záruka", "jak široká role"):
         # the adjective is the interrogative's, not a word the passage must repeat
@@ -600,7 +601,8 @@ _DATE_WORDS = _table(
     říjnu listopad listopadu prosinec prosince prosinci
     pondělí úterý středa středu středy čtvrtek čtvrtku pátek pátku sobota sobotu soboty neděle
     neděli víkend víkendu denně týdně měsíčně ročně dnes zítra včera ráno večer poledne
-    dopoledne odpoledne ihned okamžitě jaro jara léto léta podzim zima zimy století
+    dopoledne odpoledne půlnoc půlnoci ihned okamžitě jaro jara léto léta podzim zima
+    zimy století
     januára februára marca apríla mája júna júla augusta septembra októbra novembra decembra
     pondelok utorok streda štvrtok piatok sobota nedeľa
     stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października

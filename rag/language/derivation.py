@@ -40,6 +40,7 @@ from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candid
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
 _STRIPPED = "-"  # marks a root whose aspectual prefix was removed, in a passage's keys
+_PLACE = "@"  # marks the root of a place noun in -iště (parkoviště), in a passage's keys
 
 _MIN_WORD = 5
 _MIN_ROOT = 3
@@ -251,7 +252,11 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
 
 def held_families(surface: str, lang: str) -> tuple[str, ...]:
     """The family keys a passage's word holds: its root and, for a prefixed verb, its root
-    without the prefix marked as stripped, which only an unprefixed question word asks for."""
+    without the prefix marked as stripped, which only an unprefixed question word asks for; a
+    place noun in -iště its action's root marked as a place (:func:`place_families`)."""
+    place = _place_root(surface, lang)
+    if place is not None:
+        return (FAMILY_KEY + _PLACE + place,)
     root, bare = _roots(surface, lang)
     if not root:
         return ()
@@ -262,7 +267,43 @@ def held_families(surface: str, lang: str) -> tuple[str, ...]:
 
 def family_root(key: str) -> str:
     """The root a family key names, as written in the words that hold it."""
-    return key[len(FAMILY_KEY) :].removeprefix(_STRIPPED)
+    return key[len(FAMILY_KEY) :].removeprefix(_STRIPPED).removeprefix(_PLACE)
+
+
+def place_families(surface: str, lang: str) -> tuple[str, ...]:
+    """The keys of the place where a question word's action happens (zaparkovat: parkoviště,
+    shromáždit se: shromaždiště), which a question for a place asks for ("Kde se dá
+    zaparkovat?"): the root with the place mark, and its root without an aspectual prefix."""
+    root, bare = _roots(surface, lang)
+    if not root or lang != "cs":
+        return ()
+    return tuple(FAMILY_KEY + _PLACE + r for r in dict.fromkeys((root, bare or root)))
+
+
+# The forms of a place noun in -iště, longest first (parkoviště, -išti, -ištěm, -ištích, -išť).
+_PLACE_ENDINGS = ("ištěmi", "ištích", "ištím", "ištěm", "iště", "išti", "išť")
+
+
+@lru_cache(maxsize=65536)
+def _place_root(surface: str, lang: str) -> str | None:
+    """The root of a Czech place noun in -iště (parkoviště: park, shromaždiště: shromazd,
+    koupaliště: koupa), or None. Such a noun names the place of an action, another thing than
+    the action (parkování), so it holds its root apart, for questions for a place only."""
+    if lang != "cs" or len(surface) < _MIN_WORD:
+        return None
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    # the lemma, or the word itself in a case the dictionary lacks ("u shromaždišti")
+    ending = next((e for e in _PLACE_ENDINGS if lemma.endswith(e)), None)
+    if ending is None:
+        return None
+    stem = lemma[: -len(ending)]
+    for link in ("ov", "al"):  # parkov-iště, koupal-iště: the verb's stem, then the noun's
+        if stem.endswith(link) and len(stem) - len(link) >= _MIN_ROOT:
+            stem = stem[: -len(link)]
+            break
+    if len(stem) < _MIN_ROOT:
+        return None
+    return _plain_vowels(_plain_end(stem), lang)
 
 
 def finite_verb(surface: str, lang: str) -> bool:

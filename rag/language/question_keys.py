@@ -7,12 +7,20 @@ through the owner's form map (``needs_form_map``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag.language.answer_types import cardinal_value
-from rag.language.keys import Token, analyze_question, detect_language, has_digit, search_keys
+from rag.language.keys import (
+    Token,
+    analyze_question,
+    detect_language,
+    has_digit,
+    search_keys,
+)
 from rag.language.lemmas import SUPPORTED_LANGS
+from rag.language.stopwords import STOPWORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,27 @@ def _query_word(token: Token, lang: str = "") -> QueryWord:
 
 # West Slavic languages in Latin script, told apart mostly by their diacritics
 _NEIGHBOURS = frozenset({"cs", "sk", "pl"})
+# The letters only one of them writes.
+_OWN_LETTERS = {"cs": "řůě", "sk": "äôľĺŕ", "pl": "łąęśźżń"}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _neighbour_of(question: str, detected: str, corpus: str) -> bool:
+    """Whether a question detected as a neighbour of the corpus's language is better read in the
+    corpus's. Czech, Slovak and Polish share their short words ("na", "do", "je") and most of
+    their letters. Typed without diacritics ("Kolik stoji obed v jidelne?") they lose the
+    letters that tell them apart; written without a letter of the language detected (ř ů ě, ľ ô
+    ä, ł ą ż) but with a function word of the corpus's own and none of the other's ("Jaké je
+    číslo na kastelána?": "jaké", which Slovak spells "aké"; not "Čo mám urobiť ...?"), they are
+    the corpus's language as well."""
+    if question.isascii():
+        return True
+    if any(c in _OWN_LETTERS[detected] for c in question.lower()):
+        return False
+    # accented: "co" and "čo" are one word unaccented, and tell Czech from Slovak
+    words = {w.lower() for w in _WORD.findall(question)}
+    theirs, ours = STOPWORDS.get(detected, frozenset()), STOPWORDS.get(corpus, frozenset())
+    return not words.isdisjoint(ours - theirs) and words.isdisjoint(theirs - ours)
 
 
 def query_keys(
@@ -103,10 +132,11 @@ def query_keys(
         default = corpus_langs[0] if corpus_langs else "cs"
         candidates = tuple(dict.fromkeys([*(corpus_langs or ()), *SUPPORTED_LANGS]))
         lang = detect_language(question, candidates, default=default)
-        if lang != default and {lang, default} <= _NEIGHBOURS and question.isascii():
-            # Typed without diacritics, Czech, Slovak and Polish lose the letters that tell them
-            # apart (ř ů, ľ ô ä, ł ą ż) and share their short words ("na", "do", "je"): the
-            # corpus's own language is the better guess ("Kolik stoji obed v jidelne?").
+        if (
+            lang != default
+            and {lang, default} <= _NEIGHBOURS
+            and _neighbour_of(question, lang, default)
+        ):
             lang = default
     lang = lang.lower()
     tokens = analyze_question(question, lang)

@@ -18,7 +18,8 @@ question does not name, and so are the pronominal adverbs of the same classes ("
 earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which
 unaccented are the adjectives úplné, částečné and poměrné). "aby" and "kdyby" are listed in
 every person ("abych", "kdybychom"), since the conditional's clitic is written into the
-conjunction. Russian lists the same classes:
+conjunction. So is the emphatic pronoun "sám" ("Můžu na věž sám?"): it says who, as a
+pronoun does. Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
@@ -45,6 +46,7 @@ jakej jakýho jakýmu jakejch jakejma kterej kterýho kterýmu kterejch kerej ke
 kolik kolika kolikrát kolikátý kolikátá kolikáté kolikátého kolikátém
 a i nebo ani ale však či aby když pokud jestli zda li že jako než
 abych abys abychom abyste kdyby kdybych kdybys kdybychom kdybyste
+sám sama samo sami samy
 je jsou jsem jsi jsme jste byl byla bylo byli byly bude budou by bych bys bychom byste
 má mají měl měla mělo měli lze může mohou
 se si sebe sobě svůj svá své svého svému svým svou svých

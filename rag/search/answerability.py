@@ -57,7 +57,7 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
-from rag.language.derivation import families, finite_verb, held_families
+from rag.language.derivation import families, finite_verb, held_families, place_families
 from rag.language.keys import Token, analyze, has_digit, search_keys
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
@@ -70,7 +70,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 18: a -tit verb's "c" spelled "t" in its family root (vracet / vrátit), the adjectives of
+# 19: place nouns in -iště hold their action's root as a place (parkoviště: f:@park); 18: a
+# -tit verb's "c" spelled "t" in its family root (vracet / vrátit), the adjectives of
 # l-participles (prasklý / prasknout); 17: the tens and a hundred in words hold their value
 # (osmdesát: 80); 16: relational adjectives
 # of -ost nouns (pohotovostní); 15: a noun's mobile "e" (týden /
@@ -83,7 +84,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 18
+ANALYSIS_VERSION = 19
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +301,12 @@ def question_needs(
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
     asking = interrogative_forms(lang)
+
+    def placed(surface: str) -> tuple[str, ...]:
+        # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
+        # "Parkoviště je pod hradem"
+        return place_families(surface, lang) if kind == "place" else ()
+
     required: list[Need] = []
     last_at = -2
     ranked: list[tuple[int, int, int, Need]] = []
@@ -363,7 +370,7 @@ def question_needs(
                 prefixes,
                 form=w.form,
                 verb=predicate,
-                related=families(w.surface, lang) + spelled,
+                related=families(w.surface, lang) + placed(w.surface) + spelled,
             )
             ranked.append((int(verb), df, i, need))
         else:

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from rag.language.answer_types import AnswerType, answer_type, is_frame, names_the_answer
-from rag.language.derivation import families, written
+from rag.language.derivation import families, place_families, written
 from rag.language.keys import unaccent
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
@@ -191,18 +191,6 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     rare_limit = max(params.rare_df * n, params.rare_min_chunks)
     distances = [c.distance for c in retrieval.candidates if c.distance is not None]
     best = min(distances) if distances else None
-    words = []
-    for w in content_words(retrieval):
-        keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
-        df = word_df(keys, retrieval.key_df)
-        weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
-        # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word
-        keys += families(w.surface, retrieval.query.lang)
-        words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight))
-    known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
-    related = frozenset(k for w in words for k in w.keys if k[0] == "f")
-    weighed = QuestionWords(words, n, params.prefix_credit)
-    roots = [(k, spelled) for k in related for spelled in written(k)]
     needs = None
     if params.answer_window > 0:
         needs = question_needs(
@@ -212,6 +200,22 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             n,
             params.focus_words,
         )
+    lang = retrieval.query.lang
+    words = []
+    for w in content_words(retrieval):
+        keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
+        df = word_df(keys, retrieval.key_df)
+        weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
+        # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word;
+        # in a question for a place, the place of its action too ("zaparkovat": parkoviště)
+        keys += families(w.surface, lang)
+        if needs is not None and needs.answer_type == "place":
+            keys += place_families(w.surface, lang)
+        words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight))
+    known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
+    related = frozenset(k for w in words for k in w.keys if k[0] == "f")
+    weighed = QuestionWords(words, n, params.prefix_credit)
+    roots = [(k, spelled) for k in related for spelled in written(k)]
     # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
     # knowledge base for its own: the passage nearest to it answers when its window holds one.
     bare = (
