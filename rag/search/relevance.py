@@ -38,8 +38,9 @@ The rules below, any suffices:
 * the question's kind alone (``kind``, with the answerability stage): a question with no word
   of its own but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the knowledge base
   for its own contact, hours or place. The first candidate of the fused lists, within
-  ``support_max_distance``, passes when its window holds a token of that kind (``BARE_KINDS``: not an amount or a person,
-  which "Kolik to stojí?" and "Kdo to je?" ask of something said before).
+  ``support_max_distance``, passes when its window holds a token of that kind (``BARE_KINDS``:
+  not an amount or a person, which "Kolik to stojí?" and "Kdo to je?" ask of something said
+  before).
 
 * the document (``document_rule``, with the answerability stage): a candidate no rule above
   admits passes when one of them admits another chunk of its document and its own evidence
