@@ -178,6 +178,9 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         ("cs", "Kdy má úřad ve čtvrtek otevřeno?", ["úřad", "čtvrtek"]),
         ("cs", "V kolik zavírá sklad?", ["sklad"]),
         ("cs", "Můžu na věž sám?", ["věž"]),  # the emphatic pronoun
+        # light verbs of taking and verbs of writing
+        ("cs", "Berete platební karty?", ["platební", "karty"]),
+        ("cs", "Komu mám napsat reklamaci?", ["reklamaci"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (

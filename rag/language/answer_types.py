@@ -9,6 +9,9 @@ tent). Verbs of knowing and of procedure frame a question as "zjistit" does: "Ja
 ("člověk", whose plural is "lidé", and "osoba") frame a question as a pronoun would: "Kolik lidí
 přišlo ..." counts what a passage counts as voters or visitors. So do the honorifics ("pan",
 "paní", "slečna"): "Kdo zastupuje paní doktorku?" is about the doctor, whom a passage names.
+The light verbs of taking and the verbs of writing frame a question as "dát" and "říct" do:
+"Berete karty?" asks whether a passage's "platit kartou" holds, "Komu mám napsat reklamaci?"
+who handles complaints.
 
 Expected answer types come from the interrogative: a phrase of unaccented question words, the
 longest match winning ("v kolik hodin" before "kolik"). A price cue ("stojí", "cena", "cost")
@@ -86,7 +89,8 @@ FRAME_WORDS: dict[str, frozenset[str]] = {
         """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
-        postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna"""
+        postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
+        psát brát vzít"""
     ),
     "sk": _table(
         """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
