@@ -286,8 +286,8 @@ _PLACE_ENDINGS = ("ištěmi", "ištích", "ištím", "ištěm", "iště", "išti
 
 @lru_cache(maxsize=65536)
 def _place_root(surface: str, lang: str) -> str | None:
-    """The root of a Czech place noun in -iště (parkoviště: park, shromaždiště: shromazd,
-    koupaliště: koupa), or None. Such a noun names the place of an action, another thing than
+    """The root of a Czech place noun in -iště (parkoviště: park, shromaždiště: shromažd,
+    koupaliště: koup), or None. Such a noun names the place of an action, another thing than
     the action (parkování), so it holds its root apart, for questions for a place only."""
     if lang != "cs" or len(surface) < _MIN_WORD:
         return None

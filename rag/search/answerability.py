@@ -73,9 +73,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 19: place nouns in -iště hold their action's root as a place (parkoviště: f:@park); 18: a
 # -tit verb's "c" spelled "t" in its family root (vracet / vrátit), the adjectives of
 # l-participles (prasklý / prasknout); 17: the tens and a hundred in words hold their value
-# (osmdesát: 80); 16: relational adjectives
-# of -ost nouns (pohotovostní); 15: a noun's mobile "e" (týden /
-# týdne), adverbs in -ě, verbal nouns in -tí, the present in -eje (derivation._fixed_e);
+# (osmdesát: 80); 16: relational adjectives of -ost nouns (pohotovostní); 15: a noun's mobile
+# "e" (týden / týdne), adverbs in -ě, verbal nouns in -tí, the present in -eje
+# (derivation._fixed_e);
 # 14: a family root's vowel length and the -ír- of imperfectives made plain, passive participles
 # (derivation._plain_vowels); 13: the numbers of compound adjectives (šestinásobný); 12: Russian
 # word families; 11: a numbered heading's first word is no name; 10: a blank line ends a sentence
