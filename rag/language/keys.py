@@ -139,9 +139,10 @@ def _transliterate(s: str) -> str:
     if len(s) > _MAX_WORD:
         # A text in Latin letters with diacritics: NFD parts each letter into its ASCII base and
         # combining marks, and dropping what is not ASCII keeps the base, which is the letter's
-        # unidecode replacement (checked for every code point in tests/test_transliteration.py). One ASCII
-        # character per character of the text says that nothing else was dropped; otherwise
-        # (Cyrillic, ł, symbols) the table below. Four times faster on a Czech chunk.
+        # unidecode replacement (checked for every code point in tests/test_transliteration.py).
+        # One ASCII character per character of the text says that nothing else was dropped;
+        # otherwise (Cyrillic, ł, symbols) the table below. 7.8 instead of 13.3 µs on a Czech
+        # chunk.
         t = s
         for ch in _BEFORE_NFD:
             if ch in t:

@@ -72,7 +72,7 @@ _TITLES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-def _query_word(token: Token, lang: str = "") -> QueryWord:
+def _query_word(token: Token, lang: str) -> QueryWord:
     keys = search_keys(token)
     titles = _TITLES.get(lang)
     if titles:

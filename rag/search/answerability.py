@@ -462,7 +462,7 @@ class Answerability:
 
 
 def _names_a_time(need: Need) -> bool:
-    return names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form or need.surface)
+    return names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
 def _matched(need: Need, found: frozenset[str]) -> str | None:
