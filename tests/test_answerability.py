@@ -37,6 +37,10 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "V kolik zavírá sklad?", "time"),
         ("cs", "Od kolika let berete děti?", "number"),
         ("cs", "Jak daleko je hrad od nádraží?", "number"),
+        ("cs", "Jak velká je záloha?", "number"),
+        ("cs", "Jak vysoká je věž?", "number"),
+        ("cs", "Jak vysoký je poplatek?", "amount"),  # a charge is a sum
+        ("cs", "Kolik je příspěvek do fondu oprav?", "amount"),
         ("cs", "Jak dlouho trvá zkušební doba?", "duration"),
         ("cs", "Kdo založil sklárnu?", "person"),
         ("cs", "Komu se posílají objednávky?", "person"),
@@ -181,6 +185,16 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         # light verbs of taking and verbs of writing
         ("cs", "Berete platební karty?", ["platební", "karty"]),
         ("cs", "Komu mám napsat reklamaci?", ["reklamaci"]),
+        # verbs of bringing, a phrasal verb's "zpátky" and the asker's "nejbližší"
+        ("cs", "Musíme si vézt ručníky?", ["ručníky"]),
+        ("cs", "Dostanu zálohu zpátky, když pobyt zruším?", ["zálohu", "pobyt"]),
+        ("cs", "Kde je nejbližší tiskárna?", ["tiskárna"]),
+        # a flat ("byt") is no "být"; typed without diacritics, "byt" may be either
+        ("cs", "Kolik stojí byt?", ["byt"]),
+        ("cs", "Muze byt pes v kancelari?", ["pes", "kancelari"]),
+        # the hours a question at a time asks about, a place's "sídlí"
+        ("cs", "Máte otevřeno v sobotu?", ["sobotu"]),
+        ("cs", "Kde sídlí klinika?", ["klinika"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
         (
@@ -709,6 +723,12 @@ def test_a_number_word_of_the_question_matches_the_passages_digits() -> None:
     assert {f["word"]: f["matched_by"] for f in a.focus}["osmdesát"], a.as_dict()
 
 
+def test_a_number_word_and_a_unit_of_time_are_a_duration() -> None:
+    assert "duration" in _classes("Stehy se vytahují po deseti dnech.", "cs")
+    assert "duration" in _classes("Výsledky jsou do tří týdnů.", "cs")
+    assert "duration" not in _classes("Stehy se vytahují u deseti psů.", "cs")
+
+
 def test_an_ordinal_word_does_not_answer_how_many() -> None:
     # "druhé" holds the number 2 for a key, but "how many" needs a count
     assert "number" not in _classes("Stojí na druhé straně náměstí.", "cs")
@@ -890,6 +910,27 @@ def test_a_question_whether_at_a_time_is_answered_by_the_times_a_passage_names()
     a = assess(RECORD, "cs", needs, 2, False)
     assert a.reason == "focus", a.as_dict()
     assert a.paraphrase
+
+
+@pytest.mark.parametrize(
+    ("question", "part", "text"),
+    [
+        ("Můžeme si večer grilovat?", "večer", "Gril mohou hosté používat do 22 hodin."),
+        ("Do kdy musím ráno přivést dítě?", "ráno", "Dítě přiveďte nejpozději do 8:15."),
+    ],
+)
+def test_a_clock_time_says_the_part_of_the_day(question: str, part: str, text: str) -> None:
+    needs = _needs(question, "cs", absent=(part,))
+    a = assess(text, "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}[part] == "time", a.as_dict()
+
+
+def test_a_part_of_the_day_without_a_clock_time_is_lacking() -> None:
+    needs = _needs("Můžeme si večer grilovat?", "cs", absent=("večer",))
+    a = assess("Gril mohou hosté používat po domluvě.", "cs", needs, 2, True)
+    assert a.reason == "focus" and [f["word"] for f in a.focus if not f["matched_by"]] == [
+        "večer"
+    ], a.as_dict()
 
 
 def test_a_vector_may_stand_in_for_other_focus_words() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from rag.language.keys import analyze, search_keys
 from rag.language.question_keys import QueryKeys, QueryWord, query_keys
-from rag.search.relevance import FilterParams, idf, judge
+from rag.search.relevance import FilterParams, content_words, idf, judge
 from rag.search.retrieve import Candidate, Retrieval
 
 # Words only: no vector can pass (distance threshold below any real distance).
@@ -45,6 +45,40 @@ def test_pronominal_adverbs_prepositions_and_degree_adverbs_are_no_content_words
         "pomocí",
         "vedoucího",
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        # the interrogative's measure word says what kind of answer is asked for
+        ("Jak daleko je to na vlak?", ["vlak"]),
+        ("Jak velká je záloha?", ["záloha"]),
+        # but only in the interrogative phrase, and a surname stays a name
+        ("Kde je daleko do lesa?", ["daleko", "lesa"]),
+        ("Kolik let je Janu Dlouhému?", ["let", "Janu", "Dlouhému"]),
+    ],
+)
+def test_an_interrogatives_words_are_no_content_words(question: str, words: list[str]) -> None:
+    q = query_keys(question, "cs")
+    r = Retrieval(question, q, [], {}, 10, {})
+    assert [w.surface for w in content_words(r)[0]] == words
+
+
+def _judged(question: str, text: str) -> tuple[float, float]:
+    q = query_keys(question, "cs")
+    keys = list(dict.fromkeys(k for t in analyze(text, "cs") for k in search_keys(t)))
+    cand = Candidate(1, 1, "x", None, text, "cs", 1, 1.0, None, None, 0.016, keys)
+    key_df = {k: 1 for w in q.words for k in w.keys}
+    (j,) = judge(Retrieval(question, q, [cand], key_df, 40, {}), WORDS_ONLY)
+    return j.coverage, j.support
+
+
+def test_an_interrogatives_word_counts_where_the_passage_holds_it() -> None:
+    # "vysoká 24 metrů" holds the measure; "deset minut pěšky" lacks it and loses nothing
+    assert _judged("Jak vysoká je věž?", "Věž je vysoká 24 metrů.") == (1.0, 1.0)
+    assert _judged("Jak daleko je to na vlak?", "Vlak staví deset minut pěšky.") == (1.0, 1.0)
+    coverage, _ = _judged("Jak daleko je to na vlak?", "Autobus staví deset minut pěšky.")
+    assert coverage == 0.0
 
 
 def _retrieval(words: list[tuple[str, int]], found: dict[str, str], n: int) -> Retrieval:
@@ -234,7 +268,7 @@ def test_the_document_rule_needs_the_same_document_and_an_answering_window() -> 
     assert [j.passed for j in judge(r, DOCUMENT_RULE)] == [False, False]
 
 
-CONTACT = "Zákaznická linka 585 222 333 je k dispozici v pracovní dny. E-mail: info@hrnek.cz."
+CONTACT = "Zákaznická linka 585 222 333 je k dispozici v pracovní dny. Pište na info@hrnek.cz."
 DELIVERY = "Zboží odesíláme do 24 hodin. Doprava na výdejní místo stojí 79 Kč."
 
 
@@ -256,6 +290,10 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     # too far off for the rule
     r = _chunks_retrieval(question, [(1, CONTACT, 0.25)])
     assert not judge(r, params)[0].passed
+    # a passage that names the kind asked for holds the question's word as well
+    named = CONTACT.replace("Pište na", "E-mail:")
+    (j,) = judge(_chunks_retrieval(question, [(1, named, 0.16)]), params)
+    assert j.passed and j.coverage == 1.0, j.as_dict()
     # a question with a word of its own is held to its words: no passage names a warehouse
     r = _chunks_retrieval("Jaký je e-mail na sklad?", [(1, CONTACT, 0.16)])
     assert not judge(r, params)[0].passed

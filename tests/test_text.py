@@ -501,6 +501,7 @@ def test_a_title_word_asks_for_the_title_abbreviation(question: str) -> None:
     [
         ("Jaké je číslo na kastelána?", "cs"),  # "jaké" is Czech; Slovak writes "aké"
         ("Kolik stoji obed v jidelne?", "cs"),  # typed without diacritics
+        ("Jezdí k vám skibus?", "cs"),  # nothing in it is Slovak only
         ("Kto je vedúci skladu?", "sk"),  # Slovak words, no Czech one
         ("Čo mám urobiť s podozrivým e-mailom?", "sk"),  # "mám" is Czech too, "čo" Slovak only
         ("Aké je hlavné mesto Kanady?", "sk"),
@@ -555,6 +556,9 @@ def test_codes_need_no_form_map() -> None:
         ("Кто такой Пушкин?", "ru"),
         ("Кто основал Novak & Partners?", "ru"),
         ("Who is Novak?", "en"),
+        # "mít" unaccents to German "mit", "má" to Polish "ma": letters those languages lack
+        ("Musí mít pes čip?", "cs"),
+        ("Jaroslav Kaczyński má bratra.", "cs"),
         ("Why was the train cancelled?", "en"),
         ("", "cs"),
         ("🙂 ?!", "cs"),

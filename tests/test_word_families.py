@@ -52,6 +52,14 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("vrátíte", "vracejte"),  # a -tit verb's "t" is "c" in its imperfective and verbal noun
         ("hodnotit", "hodnocení"),
         ("zaplatit", "placení"),
+        # the prefixed verbs of motion and their nouns of the iterative stem
+        ("odjet", "odjezdu"),
+        ("přijedete", "příjezdem"),
+        ("vyjet", "výjezd"),
+        ("přišel", "příchodu"),
+        ("odejdete", "odchodu"),
+        ("vejít", "vchodem"),
+        ("jezdí", "odjede"),  # the iterative itself meets a prefixed verb's stem
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -83,6 +91,11 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         # a noun's "c" is its own, and "-ovat" keeps it
         ("práce", "prát"),
         ("pracovat", "pratelný"),
+        # the nouns of motion that name another thing: a toilet, a shop, a march
+        ("zajít", "záchod"),
+        ("obejít", "obchodu"),
+        ("pojít", "pochod"),
+        ("přijet", "příchod"),  # arriving by car and on foot are two stems
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
@@ -95,7 +108,10 @@ def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
     assert written("f:-ztrat") == ("ztrat", "ztrac")  # ztratit, ztráta, ztrácet
     assert written("f:-plan") == ("plan",)
     assert "tyden" in written("f:tydn")  # týdně, týden: the mobile "e"
-    for word in ("otevírací", "otevřeno", "ztrátě", "týden", "pronájem", "týdně", "vracejte"):
+    for word in (
+        *("otevírací", "otevřeno", "ztrátě", "týden", "pronájem", "týdně", "vracejte"),
+        *("odjedete", "odjel", "přijde", "přišla", "odešel", "vejděte", "vyšli"),
+    ):
         root = held_families(word, "cs")[0]
         assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)
 

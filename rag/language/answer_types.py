@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
-from rag.language.lemmas import dictionary_words, typed_lower_name
+from rag.language.lemmas import dictionary_words, lemma_candidates, typed_lower_name
 from rag.language.question_classes import contact_question, contact_tokens, is_contact_word
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
@@ -83,36 +83,32 @@ def _table(words: str) -> frozenset[str]:
     return frozenset(_form(w) for w in words.split())
 
 
-# Lemmas that frame a question rather than carry its content.
-FRAME_WORDS: dict[str, frozenset[str]] = {
-    "cs": _table(
-        """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
+# Lemmas that frame a question rather than carry its content: the light verbs, the verbs of
+# bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal verb's "zpět"
+# ("dostat zálohu zpátky": the passage says "vracíme"), and "nejbližší", which is nearest to
+# the asker, a place no passage can know.
+_FRAMES: dict[str, str] = {
+    "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
         postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
-        psát brát vzít"""
-    ),
-    "sk": _table(
-        """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
-        musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať"""
-    ),
-    "pl": _table(
-        """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
-        musieć chcieć potrzebować wiedzieć powiedzieć dostać otrzymać dać odbywać"""
-    ),
-    "de": _table(
-        """sein haben machen heißen bedeuten existieren funktionieren kosten finden können
+        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší""",
+    "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
+        musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
+    "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
+        musieć chcieć potrzebować wiedzieć powiedzieć dostać otrzymać dać odbywać""",
+    "de": """sein haben machen heißen bedeuten existieren funktionieren kosten finden können
         müssen dürfen wollen brauchen wissen sagen bekommen erhalten geben geschehen
-        stattfinden passieren tun"""
-    ),
-    "ru": _table(
-        """быть иметь делать сделать называться называть означать существовать работать
-        стоить найти мочь должен хотеть нужно знать сказать получить дать происходить"""
-    ),
-    "en": _table(
-        """be have make do call name mean exist work cost find get give happen take
-        know say tell need want called named"""
-    ),
+        stattfinden passieren tun""",
+    "ru": """быть иметь делать сделать называться называть означать существовать работать
+        стоить найти мочь должен хотеть нужно знать сказать получить дать происходить""",
+    "en": """be have make do call name mean exist work cost find get give happen take
+        know say tell need want called named""",
+}
+FRAME_WORDS: dict[str, frozenset[str]] = {lang: _table(words) for lang, words in _FRAMES.items()}
+# ... and as written: unaccented, "byt" (a flat) is "být" (to be) and "pán" (a master) "pan"
+FRAME_WRITTEN: dict[str, frozenset[str]] = {
+    lang: frozenset(words.lower().split()) for lang, words in _FRAMES.items()
 }
 
 # Interrogative phrases (unaccented word sequences) and the answer type they expect.
@@ -142,6 +138,20 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak široký", "number"),
         ("jak široká", "number"),
         ("jak široké", "number"),
+        # the other measures of size ("Jak velká je záloha?", "jak vysoký", "jak těžký", "jak
+        # hluboký"): a number the passage gives ("30 %", "2 metry")
+        ("jak velký", "number"),
+        ("jak velká", "number"),
+        ("jak velké", "number"),
+        ("jak vysoký", "number"),
+        ("jak vysoká", "number"),
+        ("jak vysoké", "number"),
+        ("jak těžký", "number"),
+        ("jak těžká", "number"),
+        ("jak těžké", "number"),
+        ("jak hluboký", "number"),
+        ("jak hluboká", "number"),
+        ("jak hluboké", "number"),
         ("jak rychle", "number"),
         # the currency of "how much" ("kolik korun"): a passage writes "Kč"
         ("kolik korun", "number"),
@@ -310,9 +320,26 @@ _PURCHASE: dict[str, frozenset[str]] = {
 }
 
 
-# What makes "kolik" ask for a sum of money: a price cue, a purchase or an earning.
+# The nouns of a sum charged or paid ("Kolik je příspěvek do fondu oprav?"): the sum is the
+# answer, and the noun says what it is for, so a passage holds it as it holds the thing bought.
+_CHARGES: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """poplatek příspěvek nájem nájemné doplatek příplatek pokuta školné stravné jízdné
+        vstupné poštovné kauce úplata odměna"""
+    ),
+    "sk": _table("poplatok príspevok nájom nájomné doplatok príplatok pokuta vstupné"),
+    "pl": _table("opłata składka czynsz dopłata kara"),
+    "de": _table("gebühr beitrag miete zuschlag strafe"),
+    "ru": _table("плата взнос аренда доплата штраф"),
+    "en": _table("fee charge rent surcharge fine"),
+}
+
+# What makes "kolik" ask for a sum of money: a price cue, a purchase, an earning or a charge.
 _SUM_CUES = {
-    lang: cues | _PURCHASE.get(lang, frozenset()) | _EARNING.get(lang, frozenset())
+    lang: cues
+    | _PURCHASE.get(lang, frozenset())
+    | _EARNING.get(lang, frozenset())
+    | _CHARGES.get(lang, frozenset())
     for lang, cues in PRICE_CUES.items()
 }
 
@@ -343,16 +370,37 @@ _OPENING: dict[str, frozenset[str]] = {
 }
 
 
-def names_the_answer(kind: AnswerType | None, lemmas: Iterable[str], form: str, lang: str) -> bool:
+# Being somewhere: in a question for a place ("Kde sídlí klinika?") they name what the place is
+# of, which a passage gives as an address ("Nádražní 31, Písek") without the verb.
+_LOCATING: dict[str, frozenset[str]] = {
+    "cs": _table("sídlit nacházet nalézat ležet bydlet umístit umístěný"),
+    "sk": _table("sídliť nachádzať ležať bývať"),
+    "pl": _table("mieścić znajdować leżeć mieszkać"),
+    "de": _table("befinden liegen wohnen sitzen"),
+    "ru": _table("находиться располагаться лежать жить"),
+    "en": _table("located situated lie lies live lives"),
+}
+
+
+def names_the_answer(
+    kind: AnswerType | None, lemmas: Iterable[str], form: str, lang: str, timed: bool = False
+) -> bool:
     """Whether a question word names the kind of answer its question expects, so that a passage
     need not hold it: "telefonní číslo" of a contact question, "cena" or "koupit" of a price
-    question, "otevřeno" of a question for a time (as "dlouho" of "jak dlouho" is no content
-    word)."""
+    question, "otevřeno" of a question for a time or at a time (``timed``: a question whether
+    "Máte otevřeno v sobotu?" is answered by the hours), "sídlí" of a question for a place (as
+    "dlouho" of "jak dlouho" is no content word)."""
+    lemmas = list(lemmas)
+
+    def among(table: frozenset[str]) -> bool:
+        return form in table or not table.isdisjoint(lemmas)
+
     if kind in CONTACT_TYPES:
         return is_contact_word(lemmas, form, lang)
-    if kind in ("date", "time"):
-        table = _OPENING.get(lang, frozenset())
-        return form in table or not table.isdisjoint(lemmas)
+    if kind in ("date", "time") or (kind is None and timed):
+        return among(_OPENING.get(lang, frozenset()))
+    if kind == "place":
+        return among(_LOCATING.get(lang, frozenset()))
     return kind == "amount" and is_price_word(lemmas, form, lang)
 
 
@@ -591,7 +639,8 @@ _HOURS = _table(
 _TIME_UNITS = _table(
     """sekunda sekund minuta minut minuty minutu hodina hodin hodiny hodinu den dny dní dnů dnu
     dne týden týdny týdnů týdne měsíc měsíce měsíců měsíci rok roky roků let roku směna směny
-    směnu deň dni dní týždeň mesiac rokov
+    směnu dnech dnům dnem týdnech týdnu týdnem měsících měsícem letech rokem hodinách hodinou
+    minutách minutou sekundách deň dni dní týždeň mesiac rokov
     sekunde minute minuten stunde stunden tag tage tagen woche wochen monat monate monaten
     jahr jahre jahren
     секунда минута минут час часа часов день дня дней неделя недели недель месяц месяца
@@ -686,15 +735,30 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
     return found
 
 
-def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> AnswerType | None:
-    """The answer type the question's interrogative phrase asks for."""
-    # the interrogative phrase that comes first, the longer one where two start together
+def _first_phrase(words: list[str], lang: str) -> tuple[int, int, AnswerType] | None:
+    """The interrogative phrase that comes first, the longer one where two start together: its
+    position, its length negated, and the answer type it asks for."""
     first: tuple[int, int, AnswerType] | None = None
     for phrase, kind in QUESTION_TYPES.get(lang, ()):
         n = len(phrase)
         at = next((i for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase), None)
         if at is not None and (first is None or (at, -n) < first[:2]):
             first = (at, -n, kind)
+    return first
+
+
+def asking_words(forms: Iterable[str], lang: str) -> frozenset[str]:
+    """The words of the interrogative phrase a question asks with ("jak" and "daleko" of "Jak
+    daleko je to na vlak?"), unaccented: they say what kind of answer is asked for, not what
+    the passage is about."""
+    words = list(forms)
+    first = _first_phrase(words, lang)
+    return frozenset(words[first[0] : first[0] - first[1]]) if first else frozenset()
+
+
+def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> AnswerType | None:
+    """The answer type the question's interrogative phrase asks for."""
+    first = _first_phrase(words, lang)
     if first is None:
         return None
     untyped = UNTYPED_INTERROGATIVES.get(lang, frozenset())
@@ -787,15 +851,47 @@ CALENDAR_WORDS = _table(
 )
 
 
+# The parts of the day among them: a clock time says which part of the day it is ("do 22 hodin"
+# answers "Můžeme si večer grilovat?", "do 8:15" "Do kdy ráno ...?"). Not their adjectives: an
+# adjective names a kind of its noun ("ranní směna", "večerní kurz"), which a time is not.
+PARTS_OF_DAY = _table(
+    """ráno dopoledne poledne odpoledne večer noc vormittag mittag nachmittag abend nacht утро
+    вечер ночь morning afternoon evening night"""
+)
+
+
+def names_a_part_of_day(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names a part of the day (its lemma or its form is one)."""
+    return form in PARTS_OF_DAY or not PARTS_OF_DAY.isdisjoint(lemmas)
+
+
 def names_a_time(lemmas: Iterable[str], form: str) -> bool:
     """Whether a question word names a calendar time (its lemma or its form is one)."""
     return form in CALENDAR_WORDS or not CALENDAR_WORDS.isdisjoint(lemmas)
 
 
-def is_frame(lemmas: Iterable[str], form: str, lang: str) -> bool:
-    """Whether a question word only frames the question (its lemma or form is a frame word)."""
+def as_written(surface: str, lang: str, accented: bool) -> tuple[str, ...] | None:
+    """A question word and its lemmas as written, for :func:`is_frame`; None where the question
+    is typed without diacritics, whose words may have lost theirs ("muze byt" is "může být")."""
+    if not accented:
+        return None
+    return (surface.lower(), *(lemma.lower() for lemma in lemma_candidates(surface, lang, True)))
+
+
+def is_frame(
+    lemmas: Iterable[str], form: str, lang: str, written: Iterable[str] | None = None
+) -> bool:
+    """Whether a question word only frames the question (its lemma or form is a frame word).
+
+    Args:
+        written: the word and its lemmas as written, for a question typed with diacritics: the
+            word is then a frame word only if one of them is one as written ("bytech" is of
+            "byt", no "být").
+    """
     table = FRAME_WORDS.get(lang, frozenset())
-    return form in table or not table.isdisjoint(lemmas)
+    if form not in table and table.isdisjoint(lemmas):
+        return False
+    return written is None or not FRAME_WRITTEN.get(lang, frozenset()).isdisjoint(written)
 
 
 def looks_like_verb(lemma: str, lang: str) -> bool:

@@ -196,6 +196,8 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
     ending = lemma[len(root) :]
+    if (motion := _motion_root(lemma, lang)) is not None:
+        root, verbal, ending = motion, True, ""  # odjet / odjezd, přijít / příchod
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
         root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
     if lemma == word:
@@ -226,6 +228,30 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
                 bare = _plain_vowels(root[len(prefix) :], lang)
                 return _plain_vowels(root, lang), bare if len(bare) >= _MIN_ROOT else None
     return _plain_vowels(root, lang), None
+
+
+# The prefixed verbs of the two verbs of motion whose nouns are made from another stem, their
+# iterative's: jet / jezdit (odjet / odjezd, přijet / příjezd, vjet / vjezd) and jít / chodit
+# (přijít / příchod, odejít / odchod, vejít / vchod). Of jít only the prefixes whose noun still
+# names the motion: záchod, obchod and pochod name other things than zajít, obejít and pojít.
+_MOTION: dict[str, dict[str, str]] = {
+    "cs": {
+        **{
+            prefix + "jet": prefix + "jezd"
+            for prefix in ("při", "od", "v", "vy", "s", "do", "za", "na", "ob", "pře", "roz")
+        },
+        "přijít": "přichod",
+        "odejít": "odchod",
+        "vejít": "vchod",
+        "vyjít": "vychod",
+        "přejít": "přechod",
+    },
+}
+
+
+def _motion_root(lemma: str, lang: str) -> str | None:
+    """The root of a prefixed verb of motion, spelled as its noun's (odjet: odjezd), or None."""
+    return _MOTION.get(lang, {}).get(lemma)
 
 
 # The endings after which a verb's "t" is spelled "c" (vrátit: vracet, vracení, vracejí).
@@ -377,9 +403,15 @@ def _fixed_e(root: str, lang: str) -> str:
 def written(key: str) -> tuple[str, ...]:
     """How a family key's root is spelled, unaccented, in the words that hold it: as it is, with
     a final "t" as "c" (vrat: vracet), with the -ír- of an imperfective (otevr: otevřít,
-    otevírat) and with a mobile "e" (tydn: týden)."""
+    otevírat), with a mobile "e" (tydn: týden) and as a verb of motion's own stem (odjezd:
+    odjet)."""
     root = unaccent(family_root(key))
     spellings = [root]
+    if root.endswith(("jezd", "chod")):
+        # a verb of motion spells its own stem (odjet, odjede; přijít, přijde, přišel)
+        prefix = root[:-4]
+        spellings += [prefix + "je"] if root.endswith("jezd") else [prefix + "j", prefix + "s"]
+        spellings += [prefix + "ej", prefix + "es"] if prefix and root.endswith("chod") else []
     if len(root) > 2 and root.endswith("t"):
         spellings.append(root[:-1] + "c")  # vrat: vracet
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:

@@ -68,6 +68,24 @@ _LETTER_HINTS: dict[str, frozenset[str]] = {
     "de": frozenset("ßöüä"),
 }
 
+# The letters beyond ASCII each Latin-script language writes: a word holding another is none of
+# its words, even where it unaccents to one ("mít" is no German "mit").
+_OWN_ALPHABET: dict[str, frozenset[str]] = {
+    "cs": frozenset("áčďéěíňóřšťúůýž"),
+    "sk": frozenset("áäčďéíĺľňóôŕšťúýž"),
+    "pl": frozenset("ąćęłńóśźż"),
+    "de": frozenset("äöüß"),
+    "en": frozenset(),
+}
+
+
+def _writes(lang: str, word: str) -> bool:
+    """Whether ``word`` (lower case) uses only letters ``lang`` writes (any, for a language
+    without a table)."""
+    own = _OWN_ALPHABET.get(lang)
+    return own is None or word.isascii() or all(c.isascii() or c in own for c in word)
+
+
 # Line-like controls become newlines (PDF page breaks must not glue words together); other
 # controls and invisible format characters (soft hyphen, zero-width, BOM) are dropped.
 _CONTROL_TABLE: dict[int, str | None] = {
@@ -464,7 +482,7 @@ def detect_language(
     for lang in pool:
         stops = _stopword_forms(lang)
         hints = _LETTER_HINTS.get(lang, frozenset())
-        scores[lang] += sum(_body(w) in stops for w in words) / len(words)
+        scores[lang] += sum(_body(w) in stops and _writes(lang, w) for w in words) / len(words)
         scores[lang] += sum(not hints.isdisjoint(w) for w in words) / len(words)
     ranked = sorted(pool, key=lambda c: (scores[c], c == fallback), reverse=True)
     if scores[ranked[0]] - scores[ranked[1]] >= _DETECT_MARGIN:

@@ -98,9 +98,9 @@ def _neighbour_of(question: str, detected: str, corpus: str) -> bool:
     corpus's. Czech, Slovak and Polish share their short words ("na", "do", "je") and most of
     their letters. Typed without diacritics ("Kolik stoji obed v jidelne?") they lose the
     letters that tell them apart; written without a letter of the language detected (ř ů ě, ľ ô
-    ä, ł ą ż) but with a function word of the corpus's own and none of the other's ("Jaké je
-    číslo na kastelána?": "jaké", which Slovak spells "aké"; not "Čo mám urobiť ...?"), they are
-    the corpus's language as well."""
+    ä, ł ą ż) and without a function word of its own that the corpus's language lacks ("Jaké je
+    číslo na kastelána?", "Jezdí k vám skibus?"; not "Čo mám urobiť ...?", "Kto založil
+    sklárňu?"), nothing in them is the other language's, and they are the corpus's language."""
     if question.isascii():
         return True
     if any(c in _OWN_LETTERS[detected] for c in question.lower()):
@@ -108,7 +108,7 @@ def _neighbour_of(question: str, detected: str, corpus: str) -> bool:
     # accented: "co" and "čo" are one word unaccented, and tell Czech from Slovak
     words = {w.lower() for w in _WORD.findall(question)}
     theirs, ours = STOPWORDS.get(detected, frozenset()), STOPWORDS.get(corpus, frozenset())
-    return not words.isdisjoint(ours - theirs) and words.isdisjoint(theirs - ours)
+    return words.isdisjoint(theirs - ours)
 
 
 def query_keys(

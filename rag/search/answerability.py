@@ -42,6 +42,7 @@ from rag.language.answer_types import (
     accepted_classes,
     answer_token,
     answer_type,
+    as_written,
     counted_word,
     interrogative_forms,
     is_frame,
@@ -49,6 +50,7 @@ from rag.language.answer_types import (
     is_name,
     is_number,
     looks_like_verb,
+    names_a_part_of_day,
     names_a_time,
     names_the_answer,
     number_values,
@@ -70,6 +72,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 20: the prefixed verbs of motion hold their noun's root (odjet / odjezd, přijít / příchod);
 # 19: place nouns in -iště hold their action's root as a place (parkoviště: f:@park); 18: a
 # -tit verb's "c" spelled "t" in its family root (vracet / vrátit), the adjectives of
 # l-participles (prasklý / prasknout); 17: the tens and a hundred in words hold their value
@@ -84,7 +87,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 19
+ANALYSIS_VERSION = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +304,8 @@ def question_needs(
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
     asking = interrogative_forms(lang)
+    accented = not all(w.surface.isascii() for w in query.all_words)
+    timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
 
     def placed(surface: str) -> tuple[str, ...]:
         # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
@@ -353,9 +358,9 @@ def question_needs(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
             last_at = at
-        elif names_the_answer(kind, word_lemmas, w.form, lang):
+        elif names_the_answer(kind, word_lemmas, w.form, lang, timed):
             continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
-        elif not is_frame(word_lemmas, w.form, lang):
+        elif not is_frame(word_lemmas, w.form, lang, as_written(w.surface, lang, accented)):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
                 and not nominal_lemma(w.surface, lang)
@@ -463,6 +468,10 @@ class Answerability:
 
 def _names_a_time(need: Need) -> bool:
     return names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
+
+
+def _names_a_part_of_day(need: Need) -> bool:
+    return names_a_part_of_day((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
 def _matched(need: Need, found: frozenset[str]) -> str | None:
@@ -700,11 +709,14 @@ def assess(
     # skladový terminál SOVA T3" over the paragraph on its battery).
     beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
+    clock = any(c == "time" for s in sents[i : j + 1] for c, _ in s.classes)
     timed = False  # a calendar time among the focus words the window lacks
     for f, mask in zip(needs.focus, plan.focus, strict=True):
         by = _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
+        if by is None and _names_a_part_of_day(f) and clock:
+            by = "time"  # "večer" over "do 22 hodin": the clock time says the part of the day
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
         timed = timed or (by is None and _names_a_time(f))
     reason = None

@@ -60,7 +60,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rag.language.answer_types import AnswerType, answer_type, is_frame, names_the_answer
+from rag.language.answer_types import (
+    AnswerType,
+    answer_type,
+    as_written,
+    asking_words,
+    is_frame,
+    is_name,
+    names_a_part_of_day,
+    names_a_time,
+    names_the_answer,
+)
 from rag.language.derivation import families, place_families, written
 from rag.language.keys import unaccent
 from rag.language.question_keys import QueryWord
@@ -203,7 +213,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         )
     lang = retrieval.query.lang
     words = []
-    for w in content_words(retrieval):
+    content, named = content_words(retrieval)
+    for w in (*content, *named):
         keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
         df = word_df(keys, retrieval.key_df)
         weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
@@ -212,15 +223,19 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         keys += families(w.surface, lang)
         if needs is not None and needs.answer_type == "place":
             keys += place_families(w.surface, lang)
-        words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight))
-    known = sum(1 for w in words if w.df > 0) / len(words) if words else 0.0
+        # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
+        # key holds: evidence where a candidate has the word, no lack where it has not
+        optional = w in named or names_a_part_of_day([k[2:] for k in keys if k[0] == "l"], w.form)
+        words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight, optional))
+    counted = [w for w in words if not w.optional]
+    known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
     related = frozenset(k for w in words for k in w.keys if k[0] == "f")
     weighed = QuestionWords(words, n, params.prefix_credit)
     roots = [(k, spelled) for k in related for spelled in written(k)]
     # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
     # knowledge base for its own: the passage nearest to it answers when its window holds one.
     bare = (
-        not words
+        not counted
         and needs is not None
         and needs.answer_type in BARE_KINDS
         and not needs.required
@@ -373,14 +388,22 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     return judgements
 
 
-def content_words(retrieval: Retrieval) -> list[QueryWord]:
-    """The question's words the filter weighs: its content words less the frame words ("mít",
-    "dělat", "stát" of "Kolik mám dní dovolené?", "Co dělat při požáru?") and, in a contact
-    question, the words naming the contact asked for, in a price question those naming the
-    price or the purchase ("částka", "koupit"). A light verb frames
-    the question and says nothing of its topic, so a passage need not hold it: the
-    answerability stage already leaves it out of the focus (:func:`is_frame`), and the rules
-    that count words must not count against a passage what the question only framed."""
+def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord]]:
+    """The question's words the filter weighs, and those it weighs only where a candidate holds
+    them.
+
+    The first are its content words less the frame words ("mít", "dělat", "stát" of "Kolik
+    mám dní dovolené?", "Co dělat při požáru?"). A light verb frames the question and says
+    nothing of its topic, so a passage need not hold it: the answerability stage already leaves
+    it out of the focus (:func:`is_frame`), and the rules that count words must not count
+    against a passage what the question only framed.
+
+    The second name the kind of answer asked for: in a contact question the contact ("telefonní
+    číslo"), in a price question the price or the purchase ("částka", "koupit"), in a question
+    for a time the opening ("otevřeno"), the interrogative's own words ("daleko" of "Jak daleko
+    ...?"). A passage gives the answer without them ("deset minut pěšky"), or with them
+    ("Školka je otevřená od 6:30", "věž, vysoká 24 metrů"), and where it has them they are
+    evidence."""
     q = retrieval.query
     lang = q.lang
 
@@ -388,15 +411,41 @@ def content_words(retrieval: Retrieval) -> list[QueryWord]:
         return [k[2:] for k in (*w.keys, *retrieval.form_keys.get(w.form, ())) if k[0] == "l"]
 
     every = [lemma for w in q.all_words for lemma in lemmas_of(w)]
+    forms = [w.form for w in q.all_words]
     # "telefonní číslo" of a contact question and "koupit" of a price question name the kind of
-    # answer, as they do there
-    kind = answer_type([w.form for w in q.all_words], every, lang)
-    return [
+    # answer, as they do there; "daleko" of "Jak daleko ...?" is the interrogative's, as the
+    # focus reads it (a surname Dlouhý is no "jak dlouhý")
+    accented = not all(w.surface.isascii() for w in q.all_words)
+    unframed = [
         w
         for w in q.words
-        if not is_frame(lemmas_of(w), w.form, lang)
-        and not names_the_answer(kind, lemmas_of(w), w.form, lang)
+        if not is_frame(lemmas_of(w), w.form, lang, as_written(w.surface, lang, accented))
     ]
+    kind = answer_type(forms, every, lang)
+    timed = any(names_a_time(lemmas_of(w), w.form) for w in q.all_words)
+    asking = interrogative_words(retrieval)
+    named = [
+        w
+        for w in unframed
+        if w in asking or names_the_answer(kind, lemmas_of(w), w.form, lang, timed)
+    ]
+    return [w for w in unframed if w not in named], named
+
+
+def interrogative_words(retrieval: Retrieval) -> tuple[QueryWord, ...]:
+    """The question's words of its interrogative phrase ("daleko" of "Jak daleko je to na
+    vlak?", "vysoká" of "Jak vysoká je věž?"); a surname Dlouhý is no "jak dlouhý"."""
+    q = retrieval.query
+    forms = [w.form for w in q.all_words]
+    asking = asking_words(forms, q.lang)
+    if not asking:
+        return ()
+    position = {form: i for i, form in reversed(list(enumerate(forms)))}
+    return tuple(
+        w
+        for w in q.words
+        if w.form in asking and not is_name(w.surface, position.get(w.form, 0), q.lang)
+    )
 
 
 def missing_focus(answer: Answerability) -> tuple[str, ...]:

@@ -46,6 +46,9 @@ class Word:
     df: int
     rare: bool
     weight: float
+    # an interrogative's word ("vysoká" of "Jak vysoká je věž?"): evidence where a candidate
+    # holds it ("věž, vysoká 24 metrů"), no lack where it does not ("záloha 30 %")
+    optional: bool = False
 
 
 class QuestionWords:
@@ -57,8 +60,8 @@ class QuestionWords:
         self.words = tuple(words)
         self.n = n
         self.prefix_credit = prefix_credit
-        self.total = sum(w.weight for w in self.words)
-        self.idf_total = sum(idf(w.df, n) for w in self.words)
+        self.total = sum(w.weight for w in self.words if not w.optional)
+        self.idf_total = sum(idf(w.df, n) for w in self.words if not w.optional)
         self._index: dict[str, list[tuple[int, int]]] = {}
         for i, w in enumerate(self.words):
             for k in w.keys:
@@ -113,8 +116,12 @@ class QuestionWords:
             for w, rank in zip(self.words, ranks, strict=True)
         )
         covered = sum(e.weight * e.credit for e in evidence if e.rare)
-        coverage = covered / self.total if self.total > 0 else 0.0
-        n, idf_total = self.n, self.idf_total
+        n, total, idf_total = self.n, self.total, self.idf_total
+        for w, e in zip(self.words, evidence, strict=True):
+            if w.optional and e.credit:
+                total += w.weight
+                idf_total += idf(w.df, n)
+        coverage = covered / total if total > 0 else 0.0
         support = (
             sum(idf(e.df, n) * e.credit for e in evidence) / idf_total if idf_total > 0 else 0.0
         )
