@@ -39,6 +39,8 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Jak daleko je hrad od nádraží?", "number"),
         ("cs", "Jak velká je záloha?", "number"),
         ("cs", "Jak vysoká je věž?", "number"),
+        ("cs", "Do jaké výše jsou pojištěné šperky?", "number"),
+        ("cs", "Jaká je výše nájemného?", "amount"),  # a charge's level is a sum
         ("cs", "Jak vysoký je poplatek?", "amount"),  # a charge is a sum
         ("cs", "Kolik je příspěvek do fondu oprav?", "amount"),
         ("cs", "Jak dlouho trvá zkušební doba?", "duration"),
@@ -189,6 +191,9 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         ("cs", "Musíme si vézt ručníky?", ["ručníky"]),
         ("cs", "Dostanu zálohu zpátky, když pobyt zruším?", ["zálohu", "pobyt"]),
         ("cs", "Kde je nejbližší tiskárna?", ["tiskárna"]),
+        # "jet" frames as "jít" does, and "v ceně" asks whether something is included
+        ("cs", "Můžu si členství přerušit, když jedu na dovolenou?", ["členství", "dovolenou"]),
+        ("cs", "Jsou učebnice v ceně?", ["učebnice"]),
         # a flat ("byt") is no "být"; typed without diacritics, "byt" may be either
         ("cs", "Kolik stojí byt?", ["byt"]),
         ("cs", "Muze byt pes v kancelari?", ["pes", "kancelari"]),

@@ -292,15 +292,17 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and thirteen small knowledge bases of their own (1, 3,
-# 10, 5, 6, 6, 5, 4, 3, 6 and 4 documents, and two long documents). Each holds a floor just below
-# what the shipped profile measures on it (recalled answerable cases at least, not_found cases
-# answered at most), so that any regression fails; docs/evaluation.md gives the figures.
-# Measured (recalled/answerable, answered/not_found): natural 36/45, 7/35; heldout 31/40, 5/40;
-# druzstvo 14/19, 1/11; knihovna 22/25, 1/15; sportklub 30/35, 0/21; ordinace 18/21, 0/10; obec
-# 20/23, 1/10; eshop 19/24, 1/10; hrad 18/20, 0/8; autoservis 16/20, 0/9; skolka 15/23, 2/10;
-# penzion 20/22, 0/9; helpdesk 19/23, 1/10; svj 16/20, 2/9; veterina 16/20, 1/9. One case of
-# slack each way for the fourth-decimal differences of the vectors between machines and engines.
+# held-out batch over the sample corpus, and sixteen small knowledge bases of their own (1, 3,
+# 10, 5, 6, 6, 5, 4, 3, 6, 4, 5, 3 and 4 documents, and two long documents). Each holds a floor
+# just below what the shipped profile measures on it (recalled answerable cases at least,
+# not_found cases answered at most), so that any regression fails; docs/evaluation.md gives the
+# figures. Measured (recalled/answerable, answered/not_found): natural 36/45, 7/35; heldout
+# 31/40, 5/40; druzstvo 14/19, 1/11; knihovna 22/25, 1/15; sportklub 30/35, 0/21; ordinace 17/21
+# or 18/21 (ordinace-017 sits at the edge), 0/10; obec 20/23, 1/10; eshop 19/24, 1/10; hrad
+# 18/20, 0/8; autoservis 16/20, 0/9; skolka 15/23, 2/10; penzion 20/22, 0/9; helpdesk 19/23,
+# 1/10; svj 16/20, 2/9; veterina 16/20, 1/9; pojistovna 15/20, 5/9; posilovna 14/17, 2/8;
+# jazykovka 13/18, 1/8. One case of slack each way for the fourth-decimal differences of the
+# vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (35, 8),
@@ -308,7 +310,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "druzstvo": (13, 2),
     "knihovna": (21, 2),
     "sportklub": (29, 1),
-    "ordinace": (17, 1),
+    "ordinace": (16, 1),
     "obec": (19, 2),
     "eshop": (18, 2),
     "hrad": (17, 1),
@@ -318,6 +320,9 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "helpdesk": (18, 2),
     "svj": (15, 3),
     "veterina": (15, 2),
+    "pojistovna": (14, 6),
+    "posilovna": (13, 3),
+    "jazykovka": (12, 2),
 }
 
 

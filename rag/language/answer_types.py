@@ -85,14 +85,15 @@ def _table(words: str) -> frozenset[str]:
 
 # Lemmas that frame a question rather than carry its content: the light verbs, the verbs of
 # bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal verb's "zpět"
-# ("dostat zálohu zpátky": the passage says "vracíme"), and "nejbližší", which is nearest to
-# the asker, a place no passage can know.
+# ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is nearest to the
+# asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"), and the "ceně"
+# of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti kupují sami").
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
         postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
-        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší""",
+        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší jet ceně""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
@@ -138,6 +139,11 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak široký", "number"),
         ("jak široká", "number"),
         ("jak široké", "number"),
+        # the level of a sum or a limit ("Do jaké výše jsou pojištěné šperky?", "Jaká je výše
+        # nájemného?"): a number, a sum where a price cue says so
+        ("do jaké výše", "number"),
+        ("jaká je výše", "number"),
+        ("v jaké výši", "number"),
         # the other measures of size ("Jak velká je záloha?", "jak vysoký", "jak těžký", "jak
         # hluboký"): a number the passage gives ("30 %", "2 metry")
         ("jak velký", "number"),
