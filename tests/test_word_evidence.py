@@ -84,3 +84,17 @@ def test_the_index_agrees_with_comparing_every_key() -> None:
             evidence, _, _ = weighed.evidence(matched)
             expected = [_compared(w, matched, 0.25) for w in words]
             assert [(e.matched_by, e.credit) for e in evidence] == expected
+
+
+def test_an_optional_word_counts_only_where_held_and_never_against_the_candidate() -> None:
+    rare = Word("věž", ("l:vez",), 1, True, 2.0)
+    measure = Word("vysoká", ("l:vysoky",), 1, True, 2.0, optional=True)
+    common = Word("vysoká", ("l:vysoky",), 30, False, 0.1, optional=True)
+    held = QuestionWords([rare, measure], 40, 0.5)
+    assert held.evidence({"l:vez", "l:vysoky"})[1:] == (1.0, 1.0)
+    assert held.evidence({"l:vez"})[1:] == (1.0, 1.0)  # absent: no lack
+    assert held.evidence({"l:vysoky"})[1] == 0.5  # held, it is half the evidence
+    # a common word held adds to support, and coverage (of rare words) stays what it was
+    diluted = QuestionWords([rare, common], 40, 0.5)
+    assert diluted.evidence({"l:vez", "l:vysoky"})[1] == 1.0
+    assert diluted.evidence({"l:vez"})[1:] == (1.0, 1.0)

@@ -119,7 +119,8 @@ class QuestionWords:
         n, total, idf_total = self.n, self.total, self.idf_total
         for w, e in zip(self.words, evidence, strict=True):
             if w.optional and e.credit:
-                total += w.weight
+                # held: it counts as the question's other words do (coverage counts rare ones)
+                total += w.weight if w.rare else 0.0
                 idf_total += idf(w.df, n)
         coverage = covered / total if total > 0 else 0.0
         support = (
