@@ -83,6 +83,11 @@ def _table(words: str) -> frozenset[str]:
     return frozenset(_form(w) for w in words.split())
 
 
+def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word is one of ``table``'s, by its unaccented form or a lemma."""
+    return form in table or not table.isdisjoint(lemmas)
+
+
 # Lemmas that frame a question rather than carry its content: the light verbs, the verbs of
 # bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal verb's "zpět"
 # ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is nearest to the
@@ -358,8 +363,7 @@ def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a word of a question asking a price names the kind of answer ("cena", "částka",
     "zaplatit") or the purchase it is the price of ("koupit"), as "telefonní číslo" does in a
     contact question: the passage gives the amount, not these words."""
-    table = _PRICE_WORDS.get(lang, frozenset())
-    return form in table or not table.isdisjoint(lemmas)
+    return _among(_PRICE_WORDS.get(lang, frozenset()), lemmas, form)
 
 
 # Opening and closing: in a question for a time ("Kdy má úřad ve čtvrtek otevřeno?", "V kolik
@@ -396,17 +400,12 @@ def names_the_answer(
     question, "otevřeno" of a question for a time or at a time (``timed``: a question whether
     "Máte otevřeno v sobotu?" is answered by the hours), "sídlí" of a question for a place (as
     "dlouho" of "jak dlouho" is no content word)."""
-    lemmas = list(lemmas)
-
-    def among(table: frozenset[str]) -> bool:
-        return form in table or not table.isdisjoint(lemmas)
-
     if kind in CONTACT_TYPES:
         return is_contact_word(lemmas, form, lang)
     if kind in ("date", "time") or (kind is None and timed):
-        return among(_OPENING.get(lang, frozenset()))
+        return _among(_OPENING.get(lang, frozenset()), lemmas, form)
     if kind == "place":
-        return among(_LOCATING.get(lang, frozenset()))
+        return _among(_LOCATING.get(lang, frozenset()), lemmas, form)
     return kind == "amount" and is_price_word(lemmas, form, lang)
 
 
@@ -868,36 +867,31 @@ PARTS_OF_DAY = _table(
 
 def names_a_part_of_day(lemmas: Iterable[str], form: str) -> bool:
     """Whether a question word names a part of the day (its lemma or its form is one)."""
-    return form in PARTS_OF_DAY or not PARTS_OF_DAY.isdisjoint(lemmas)
+    return _among(PARTS_OF_DAY, lemmas, form)
 
 
 def names_a_time(lemmas: Iterable[str], form: str) -> bool:
     """Whether a question word names a calendar time (its lemma or its form is one)."""
-    return form in CALENDAR_WORDS or not CALENDAR_WORDS.isdisjoint(lemmas)
+    return _among(CALENDAR_WORDS, lemmas, form)
 
 
-def as_written(surface: str, lang: str, accented: bool) -> tuple[str, ...] | None:
-    """A question word and its lemmas as written, for :func:`is_frame`; None where the question
-    is typed without diacritics, whose words may have lost theirs ("muze byt" is "může být")."""
-    if not accented:
-        return None
-    return (surface.lower(), *(lemma.lower() for lemma in lemma_candidates(surface, lang, True)))
-
-
-def is_frame(
-    lemmas: Iterable[str], form: str, lang: str, written: Iterable[str] | None = None
-) -> bool:
+def is_frame(lemmas: Iterable[str], form: str, lang: str, written: str | None = None) -> bool:
     """Whether a question word only frames the question (its lemma or form is a frame word).
 
     Args:
-        written: the word and its lemmas as written, for a question typed with diacritics: the
-            word is then a frame word only if one of them is one as written ("bytech" is of
-            "byt", no "být").
+        written: the word as typed, in a question typed with diacritics: it is then a frame
+            word only if it or one of its lemmas is one as written ("bytech" is of "byt", no
+            "být"). None where the question has none, whose words may have lost theirs ("muze
+            byt" is "může být").
     """
-    table = FRAME_WORDS.get(lang, frozenset())
-    if form not in table and table.isdisjoint(lemmas):
+    if not _among(FRAME_WORDS.get(lang, frozenset()), lemmas, form):
         return False
-    return written is None or not FRAME_WRITTEN.get(lang, frozenset()).isdisjoint(written)
+    if written is None:
+        return True
+    spelled = FRAME_WRITTEN.get(lang, frozenset())
+    return written.lower() in spelled or any(
+        lemma.lower() in spelled for lemma in lemma_candidates(written, lang, True)
+    )
 
 
 def looks_like_verb(lemma: str, lang: str) -> bool:

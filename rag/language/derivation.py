@@ -407,11 +407,14 @@ def written(key: str) -> tuple[str, ...]:
     odjet)."""
     root = unaccent(family_root(key))
     spellings = [root]
-    if root.endswith(("jezd", "chod")):
-        # a verb of motion spells its own stem (odjet, odjede; přijít, přijde, přišel)
-        prefix = root[:-4]
-        spellings += [prefix + "je"] if root.endswith("jezd") else [prefix + "j", prefix + "s"]
-        spellings += [prefix + "ej", prefix + "es"] if prefix and root.endswith("chod") else []
+    # a verb of motion spells its own stem: odjet, odjede; přijít, přijde, přišel; odejít, odešel
+    prefix = root[:-4]
+    if root.endswith("jezd"):
+        spellings.append(prefix + "je")
+    elif root.endswith("chod"):
+        spellings += [prefix + "j", prefix + "s"]
+        if prefix:
+            spellings += [prefix + "ej", prefix + "es"]
     if len(root) > 2 and root.endswith("t"):
         spellings.append(root[:-1] + "c")  # vrat: vracet
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:

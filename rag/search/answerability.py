@@ -42,7 +42,6 @@ from rag.language.answer_types import (
     accepted_classes,
     answer_token,
     answer_type,
-    as_written,
     counted_word,
     interrogative_forms,
     is_frame,
@@ -360,7 +359,7 @@ def question_needs(
             last_at = at
         elif names_the_answer(kind, word_lemmas, w.form, lang, timed):
             continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
-        elif not is_frame(word_lemmas, w.form, lang, as_written(w.surface, lang, accented)):
+        elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
                 and not nominal_lemma(w.surface, lang)
@@ -709,13 +708,16 @@ def assess(
     # skladový terminál SOVA T3" over the paragraph on its battery).
     beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
-    clock = any(c == "time" for s in sents[i : j + 1] for c, _ in s.classes)
     timed = False  # a calendar time among the focus words the window lacks
     for f, mask in zip(needs.focus, plan.focus, strict=True):
         by = _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
-        if by is None and _names_a_part_of_day(f) and clock:
+        if (
+            by is None
+            and _names_a_part_of_day(f)
+            and any(c == "time" for s in sents[i : j + 1] for c, _ in s.classes)
+        ):
             by = "time"  # "večer" over "do 22 hodin": the clock time says the part of the day
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
         timed = timed or (by is None and _names_a_time(f))

@@ -63,7 +63,6 @@ from typing import Any
 from rag.language.answer_types import (
     AnswerType,
     answer_type,
-    as_written,
     asking_words,
     is_frame,
     is_name,
@@ -419,7 +418,7 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     unframed = [
         w
         for w in q.words
-        if not is_frame(lemmas_of(w), w.form, lang, as_written(w.surface, lang, accented))
+        if not is_frame(lemmas_of(w), w.form, lang, w.surface if accented else None)
     ]
     kind = answer_type(forms, every, lang)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in q.all_words)
