@@ -498,3 +498,38 @@ def test_a_small_owner_keeps_its_full_text_list_and_its_rare_words(
     answer = Engine(db, settings, None, params=padded).ask(oid, "Kdo je Novák?")
     assert answer.status == "answered", answer.as_dict()
     assert {s.source_id for s in answer.sources} == set(SMALL_KB)
+
+
+def test_the_vector_list_is_planned_once_and_never_with_the_exact_scans_plan(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    """On one connection, searches of an owner through the HNSW index and of one scanned exactly
+    alternate: each path has a prepared statement of its own (a plan cached for one is never
+    used by the other), and the index path's vector list runs a generic plan once prepared,
+    with the same candidates every time."""
+    fake = make_embedder(settings)
+    oid = load(db, settings, owner, fake, {"rec-novak": RECORD, **LONG_DOCS})
+    one = Database(settings.replace(pool_min=1, pool_max=1), run_migrations=False)
+    indexed = settings.replace(exact_scan_below=0)
+    exact = settings.replace(exact_scan_below=2**40)
+    lists: dict[str, set[tuple[int, ...]]] = {"indexed": set(), "exact": set()}
+    try:
+        for _ in range(8):
+            for name, s in (("indexed", indexed), ("exact", exact)):
+                r = retrieve_module.retrieve(
+                    one, s, fake, oid, "sklad hotových výrobků", mode="vector"
+                )
+                lists[name].add(tuple(c.chunk_id for c in r.candidates))
+        with one.connection() as conn:
+            rows = conn.execute(
+                "SELECT statement LIKE '/* exact */%%', generic_plans, custom_plans"
+                " FROM pg_prepared_statements WHERE statement LIKE '%%<=>%%'"
+            ).fetchall()
+            conn.rollback()
+    finally:
+        one.close()
+    assert sorted(r[0] for r in rows) == [False, True], rows
+    generic = {r[0]: r[1] for r in rows}
+    assert generic[False] >= 1, rows  # the index path: planned once, then reused
+    assert len(lists["indexed"]) == 1 and len(lists["exact"]) == 1, lists
+    assert lists["indexed"] == lists["exact"], lists

@@ -516,6 +516,7 @@ class _Plan:
     vec_filter: sql.Composable
     fts_exact: bool  # score every matching chunk (a filter, or fts_rescore 0)
     vec_exact: bool  # exact distances instead of the HNSW index
+    filtered: bool  # a metadata filter narrows both lists
     ef_search: int
     max_scan_tuples: int
 
@@ -555,6 +556,7 @@ def _plan(
         vec_filter=clause if vec_exact else filter_clause(filters, per_row=True)[0],
         fts_exact=filtered or settings.fts_rescore <= 0,
         vec_exact=vec_exact,
+        filtered=filtered,
         ef_search=int(settings.ef_search),
         max_scan_tuples=max_scan,
     )
@@ -599,6 +601,10 @@ def _run(
         else late
     )
     query = sql.SQL("WITH ") + sql.SQL(",").join(ctes) + sql.SQL(FUSE).format(late_distance=late)
+    if use_vec and plan.vec_exact:
+        # A statement's plan is cached per text (psycopg prepares a repeated one), and a plan
+        # made with the index off must never serve a search that uses it, nor the other way round.
+        query = sql.SQL("/* exact */ ") + query
     with conn.transaction():
         with conn.pipeline():
             if use_vec:
@@ -606,6 +612,13 @@ def _run(
                     # small owner or filtered set: an exact scan is fast and has perfect recall
                     conn.execute("SET LOCAL enable_indexscan = off")
                 else:
+                    if not use_fts and not plan.filtered:
+                        # The vector list alone is planned once per connection: its custom plan
+                        # is the same HNSW scan each time, but PostgreSQL's own choice made it
+                        # anew for every search (the unknown LIMIT makes the generic one look
+                        # dearer). The statement of both lists keeps its custom plans: its
+                        # generic plan is ten times slower.
+                        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
                     conn.execute(
                         sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(plan.ef_search))
                     )
