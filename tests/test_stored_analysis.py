@@ -4,8 +4,10 @@ not change with them."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -22,7 +24,7 @@ from rag.ingest.loaders import LoadedDocument, iter_paths, load_path
 from rag.ingest.prepare import prepare
 from rag.ingest.writer import Ingestor
 from rag.language.keys import normalize
-from rag.search import answerability
+from rag.search import answerability, stored_analysis
 from rag.search.answerability import (
     ANALYSIS_VERSION,
     decode_sentences,
@@ -74,7 +76,7 @@ def test_stored_analyses_decode_to_what_the_rules_compute() -> None:
     for text, lang in texts:
         live = sentences(text, lang)
         stored = analysis_queue.analysis_json(text, lang)
-        decoded = decode_sentences(json.loads(stored))
+        decoded = decode_sentences(stored)
         assert decoded == live, text[:60]
         assert [type(s) for s in decoded] == [type(s) for s in live]
         # and what the search reads back is the same
@@ -86,7 +88,7 @@ def test_every_field_of_a_sentence_is_stored() -> None:
     live = sentences(text, "cs")
     encoded = encode_sentences(live)
     assert all(len(row) == len(answerability.Sentence.__slots__) for row in encoded)
-    assert decode_sentences(json.loads(json.dumps(encoded)))[1].classes == live[1].classes
+    assert decode_sentences(json.dumps(encoded))[1].classes == live[1].classes
 
 
 def test_a_damaged_or_missing_analysis_is_computed_by_the_rules() -> None:
@@ -233,7 +235,7 @@ def test_prepare_analyses_only_when_asked(settings: Settings) -> None:
     assert prepare(d, settings).chunks[0].analysis is None
     stored = prepare(d, settings.replace(analyze_at_ingest=True)).chunks[0].analysis
     assert stored is not None
-    assert decode_sentences(json.loads(stored)) == sentences(normalize(TEXTS[0]), "cs")
+    assert decode_sentences(stored) == sentences(normalize(TEXTS[0]), "cs")
 
 
 def test_the_service_worker_empties_the_queue_in_the_background(
@@ -288,3 +290,28 @@ def test_a_live_search_reads_the_analyses_of_the_windows_it_looks_for(
     assert [(j.passed, j.rule, j.answer and j.answer.as_dict()) for j in again] == [
         (j.passed, j.rule, j.answer and j.answer.as_dict()) for j in live
     ]
+
+
+@dataclass(frozen=True)
+class _Row:
+    n: int | None
+    nested: tuple[tuple[str, tuple[str, ...]], ...]
+    keys: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Dated:
+    when: datetime.date
+
+
+def test_any_dataclass_of_stored_types_round_trips_and_others_are_refused() -> None:
+    rows = (
+        _Row(None, (("cas", ("8:30", "9:00")),), frozenset({"l:kantyna", "s:kantyn"})),
+        _Row(3, (), frozenset()),
+    )
+    decode = stored_analysis.decoder(_Row, globals())
+    assert decode(json.dumps(stored_analysis.encode(rows))) == rows
+    with pytest.raises(ValueError):
+        decode('[[1, [], ["x"], "extra"]]')
+    with pytest.raises(TypeError, match="no stored form"):
+        stored_analysis.decoder(_Dated, globals())

@@ -162,8 +162,9 @@ def analysis_json(text: str, lang: str) -> str:
     return json.dumps(encode_sentences(analysed), ensure_ascii=False, separators=(",", ":"))
 
 
-def decode_sentences(stored: list[list[Any]]) -> tuple[Sentence, ...]:
-    """The sentences :func:`encode_sentences` stored, equal to what :func:`sentences` returns."""
+def decode_sentences(stored: str | bytes) -> tuple[Sentence, ...]:
+    """The sentences :func:`encode_sentences` stored (the JSON text), equal to what
+    :func:`sentences` returns."""
     return _DECODE(stored)
 
 
@@ -172,8 +173,8 @@ def stored_sentences(text: str, lang: str, stored: str | None) -> tuple[Sentence
     when it is of ANALYSIS_VERSION), or computed by :func:`sentences` when there is none."""
     if stored is not None:
         try:
-            return decode_sentences(json.loads(stored))
-        except (ValueError, TypeError, IndexError):  # a damaged row: the rules, as without one
+            return decode_sentences(stored)
+        except (ValueError, TypeError):  # a damaged row: the rules, as without one
             pass
     return sentences(text, lang)
 
