@@ -16,7 +16,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
+import msgspec.json
 
 
 def encode(objects: tuple[Any, ...]) -> list[list[Any]]:
