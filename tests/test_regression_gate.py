@@ -300,7 +300,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 31/40, 5/40; druzstvo 14/19, 1/11; knihovna 22/25, 1/15; sportklub 30/35, 0/21; ordinace 17/21
 # or 18/21 (ordinace-017 sits at the edge), 0/10; obec 20/23, 1/10; eshop 19/24, 1/10; hrad
 # 18/20, 0/8; autoservis 16/20, 0/9; skolka 15/23, 2/10; penzion 20/22, 0/9; helpdesk 19/23,
-# 1/10; svj 16/20, 2/9; veterina 16/20, 1/9; pojistovna 15/20, 5/9; posilovna 14/17, 2/8;
+# 1/10; svj 16/20, 2/9; veterina 16/20, 1/9; pojistovna 15/20, 5/9; posilovna 14/17, 1/8;
 # jazykovka 13/18, 1/8. One case of slack each way for the fourth-decimal differences of the
 # vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
@@ -321,7 +321,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "svj": (15, 3),
     "veterina": (15, 2),
     "pojistovna": (14, 6),
-    "posilovna": (13, 3),
+    "posilovna": (13, 2),
     "jazykovka": (12, 2),
 }
 

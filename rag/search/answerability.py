@@ -17,6 +17,11 @@ extractive answer. The checks, all inside the window:
 * focus: the ``focus_words`` rarest content words (frame words out, nouns before verbs) must be
   in the window; a candidate failing only this may still be admitted as a paraphrase when its
   vector is within ``paraphrase_max_distance`` (0: never);
+* attachment: an attributive adjective of the question restricts its noun ("roční členství").
+  Where the chunk names the noun restricted by another adjective in or before the window
+  ("Měsíční členství"), the window holds the adjective only in the noun's phrase: "jednou
+  ročně" or "zimní setkání" beside "letní slavnost" holds no "roční", no "zimní" for that
+  noun, for the focus and for the window's keys (:mod:`rag.language.attachment`);
 * answer type: the interrogative's expected type (``kolik`` → a number, ``kolik stojí`` → an
   amount, ``kdy`` → a date or time, ``kdo`` → a person, ...) must be met by a token of the window
   (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off.
@@ -37,6 +42,7 @@ from functools import lru_cache
 from typing import Any
 
 from rag.ingest.chunking import sentence_spans
+from rag.language import attachment
 from rag.language.answer_types import (
     AnswerType,
     accepted_classes,
@@ -59,7 +65,7 @@ from rag.language.answer_types import (
     year_spans,
 )
 from rag.language.derivation import families, finite_verb, held_families, place_families
-from rag.language.keys import Token, analyze, has_digit, search_keys
+from rag.language.keys import Token, analyze, has_digit, search_keys, stopword_forms
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
 from rag.language.question_classes import asks_for_something, definitional
@@ -256,6 +262,18 @@ class Need:
 
 
 @dataclass(frozen=True, slots=True)
+class Phrase:
+    """A question's attributive adjective and the noun it restricts ("roční členství"):
+    :func:`_detached` holds the adjective for a window only in the noun's phrase."""
+
+    modifier: str  # as the question writes it
+    keys: frozenset[str]  # the modifier's lemma, stem, prefix and family keys: its occurrences
+    beginning: str  # its first _DERIVED letters (or ""): an occurrence by derivation
+    head: frozenset[str]  # the noun's lemma and stem keys
+    drop: frozenset[str]  # the keys a window lacks when it holds the modifier only elsewhere
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionNeeds:
     """What a question asks of a window; computed once per question."""
 
@@ -267,6 +285,7 @@ class QuestionNeeds:
     asked: frozenset[str] = frozenset()  # the question's forms and lemma bodies
     # opened by an interrogative: it asks for something, not whether (question_classes)
     asks_for: bool = False
+    phrases: tuple[Phrase, ...] = ()  # attributive adjectives and their nouns (attachment)
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -412,9 +431,140 @@ def question_needs(
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
     )
     needs = QuestionNeeds(
-        kind, tuple(required), focus, tuple(content), absent, asked, asks_for_something(forms, lang)
+        kind,
+        tuple(required),
+        focus,
+        tuple(content),
+        absent,
+        asked,
+        asks_for_something(forms, lang),
+        _phrases(query, form_keys, focus, content),
     )
     return replace(needs, plan=_Plan(needs))
+
+
+def _phrases(
+    query: QueryKeys,
+    form_keys: dict[str, list[str]],
+    focus: tuple[Need, ...],
+    content: list[tuple[str, tuple[str, ...], float]],
+) -> tuple[Phrase, ...]:
+    """The question's attributive adjectives among its content words, with their nouns
+    (:func:`rag.language.attachment.question_phrases`)."""
+    lang = query.lang
+    if lang not in attachment.LANGS:
+        return ()
+    stops = stopword_forms(lang)
+    words = query.all_words
+    read = [
+        attachment.Word(w.surface, tuple(k[2:] for k in w.keys if k[0] == "l"), w.form in stops)
+        for w in words
+    ]
+    found = attachment.question_phrases(read, lang)
+    if not found:
+        return ()
+    weighed = {surface: keys for surface, keys, _ in content}
+    own = {f.surface: f for f in focus}
+
+    def keys_of(w: QueryWord) -> set[str]:
+        keys = {*w.keys, *form_keys.get(w.form, []), *families(w.surface, lang)}
+        if w.surface in own:
+            keys.update(own[w.surface].related)
+        return keys
+
+    out = []
+    for m, h in found:
+        modifier, head = words[m], words[h]
+        if modifier.surface not in weighed or head.surface not in weighed:
+            continue
+        mine = keys_of(modifier)
+        others = set().union(*(keys_of(w) for w in query.words if w.form != modifier.form))
+        form = modifier.form
+        out.append(
+            Phrase(
+                modifier.surface,
+                frozenset(k for k in mine if k[0] in "lspf"),
+                form[:_DERIVED] if len(form) >= _DERIVED else "",
+                frozenset(k for k in keys_of(head) if k[0] in "ls"),
+                frozenset(k for k in mine - others if k[0] in "lspf"),
+            )
+        )
+    return tuple(out)
+
+
+def _detached(
+    text: str,
+    lang: str,
+    sents: tuple[Sentence, ...],
+    window: tuple[int, int],
+    needs: QuestionNeeds,
+) -> tuple[Phrase, ...]:
+    """The phrases whose modifier the window holds only outside its noun's phrase, where the
+    chunk restricts the noun by another adjective in or before the window: "roční" of "roční
+    členství" over "Měsíční členství ... Zmrazit ho můžete jednou ročně", "zimní" of "zimní
+    slavnost" over "Na zimní setkání a na letní slavnost". Where the noun is not there, or not
+    restricted otherwise ("ručník" of "vlastní ručník" over "vzít ručník ... vlastním zámkem"),
+    the modifier is held as it is (:mod:`rag.language.attachment`)."""
+    i, j = window
+    # the chunk up to the window's end: a kind of the noun the text introduced before is the
+    # one its bare mentions in the window speak of ("Měsíční členství ... Členství si
+    # zaplatíte ..."); one introduced after the window is not yet spoken of, and a title names
+    # the document's subject in its own words ("Směrnice o pracovních cestách" over a
+    # question for a "služební cesta")
+    before = sents[: j + 1]
+    spoken = [p for p in needs.phrases if any(p.head & s.keys for s in before)]
+    if not spoken:
+        return ()
+    read = [_read(text, s, lang) for s in sents[i : j + 1]]
+    out = []
+    for p in spoken:
+        seen = False
+        held = False
+        for words, keys, forms in read:
+            is_head = [bool(p.head & k) for k in keys]
+            for at, (k, form) in enumerate(zip(keys, forms, strict=True)):
+                if not (p.keys & k or (p.beginning and form.startswith(p.beginning))):
+                    continue
+                seen = True
+                adjective = attachment.adjectival(words[at], lang)
+                if not is_head[at] and attachment.attached(words, at, is_head, lang, adjective):
+                    held = True
+                    break
+            if held:
+                break
+        if seen and not held and _restricted_otherwise(text, before, p, needs.asked, lang):
+            out.append(p)
+    return tuple(out)
+
+
+def _read(
+    text: str, s: Sentence, lang: str
+) -> tuple[list[attachment.Word], list[set[str]], list[str]]:
+    """A sentence's words as :mod:`rag.language.attachment` reads them, their keys (families
+    included) and forms."""
+    stops = stopword_forms(lang)
+    tokens = analyze(text[s.start : s.end], lang)
+    keys = [set(search_keys(t)) | set(held_families(t.surface, lang)) for t in tokens]
+    words = [attachment.Word(t.surface, t.lemmas, t.form in stops or t.stop) for t in tokens]
+    return words, keys, [t.form for t in tokens]
+
+
+def _restricted_otherwise(
+    text: str, sents: tuple[Sentence, ...], p: Phrase, asked: frozenset[str], lang: str
+) -> bool:
+    """Whether an occurrence of the phrase's noun in ``sents`` stands after an adjective that
+    is no word of the question ("Měsíční členství" for "roční členství")."""
+    for s in sents:
+        if not p.head & s.keys:
+            continue
+        words, keys, forms = _read(text, s, lang)
+        for h, k in enumerate(keys):
+            if not p.head & k:
+                continue
+            for a in attachment.attributes(words, h, lang):
+                if not (p.keys & keys[a] or asked & {*words[a].lemmas, forms[a]}):
+                    return True
+    return False
 
 
 def _heading(text: str, sents: tuple[Sentence, ...], j: int) -> bool:
@@ -698,6 +848,12 @@ def assess(
                 classes[c] = classes.get(c, ()) + tokens
         type_token = answer_token(kind, classes, needs.asked)
     found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
+    # a modifier the window holds only outside its noun's phrase is not held ("roční" of
+    # "roční členství" over "Měsíční členství ... jednou ročně")
+    detached = _detached(text, lang, sents, (i, j), needs) if needs.phrases else ()
+    loose = {p.modifier for p in detached}
+    if detached:
+        found = found.difference(*(p.drop for p in detached))
     required = []
     for r, (_, _, mask) in zip(needs.required, plan.required, strict=True):
         by = _matched(r, found)
@@ -711,7 +867,7 @@ def assess(
     focus = []
     timed = False  # a calendar time among the focus words the window lacks
     for f, mask in zip(needs.focus, plan.focus, strict=True):
-        by = _focus_matched(f, found, beginnings)
+        by = None if f.surface in loose else _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
         if (

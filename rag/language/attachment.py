@@ -1,0 +1,215 @@
+"""Attributive modifiers: an adjective restricts the noun it stands before. Pure; Czech only.
+
+A question's noun phrase "roční členství" asks for one kind of membership. A passage that holds
+"Měsíční členství ... stojí 890 Kč" and "roční" only elsewhere, or in another word class
+("Zmrazit ho můžete jednou ročně"), says nothing of the yearly one: its words are the
+question's, its phrase is not.
+
+:func:`question_phrases` finds a question's attributive adjectives: a run of adjectives directly
+before a noun, agreeing with it in case as far as the endings tell (the question's phrases are
+short and written for the purpose, so position is the reliable cue). :func:`attached` tells
+whether one occurrence of the modifier in a passage's sentence stands in the head's phrase:
+
+* an adjective whose run of adjectives (and coordinating conjunctions: "letní a zimní
+  slavnost") ends in the head, or in a noun the head is joined to ("starý nábytek nebo
+  matrace");
+* an adjective in a dependent right after the head, a genitive or a preposition's phrase
+  ("pojištění havarijní", "slavnosti s rytířskými souboji");
+* an adjective whose run ends in no noun at all ("měsíční nebo roční", "roční stojí ..."): its
+  noun is left out, and the passage's context supplies it;
+* a word of another class (an adverb, a noun: "slavnost v zimě") in a sentence that holds the
+  head: how the sentence relates them is past what endings tell, and a sentence that names both
+  is given the benefit.
+
+It is not attached where it qualifies another noun ("Na zimní firemní setkání a na letní
+slavnost") or stands, in another class, in a sentence without the head. :func:`attributes`
+gives the adjectives before a noun's occurrence: the answerability stage
+(:mod:`rag.search.answerability`) lets a detached modifier lack only where the passage restricts
+the noun by another adjective ("Měsíční členství"); a noun it names bare may be the question's.
+
+Adjectives are told by their endings: a hard adjective's (-ý, -á, -é, -ého, ...) with a lemma in
+-ý (or, unknown to the dictionary, one of the endings no noun has), a soft one's (-í, -ího, ...)
+after a consonant and "n" ("roční", "havarijního", not the verbal nouns "pojištění", "čtení") or
+after c, č, š, ž, ř ("školicí", "vyšší") with a lemma in -í or -ý (not a verb's: "učí").
+No word lists but the coordinating conjunctions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag.language.answer_types import looks_like_verb
+from rag.language.keys import unaccent
+
+# the languages whose adjectives this module tells
+LANGS = frozenset({"cs"})
+
+_HARD = re.compile(r"(?:ý|á|é|ého|ému|ém|ým|ých|ými|ou)$")
+# endings of hard adjectives that no Czech noun has: an adjective the dictionary lacks
+# ("repasovaných") is still one
+_HARD_ONLY = re.compile(r"(?:ý|ého|ému|ých|ými)$")
+_SOFT = re.compile(r"(?:[bcčdďfghjklmnňprřsštťvzž]n|[cčšžř])(?:í|ího|ímu|ím|ích|ími)$")
+# words that join adjectives of one noun ("letní a zimní slavnost")
+_JOINERS = {"cs": frozenset({"a", "i", "nebo", "či", "ani", "ale"})}
+_RUN = 3  # at most this many words between an adjective and its noun
+
+# The cases an adjective's ending may stand in (hard and soft endings alike), and the noun
+# endings that tell their case: a noun in -ům is a dative, whatever adjective stands before it.
+_ADJECTIVE_CASES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("ého", frozenset({"gen", "acc"})),
+    ("ího", frozenset({"gen", "acc"})),
+    ("ému", frozenset({"dat"})),
+    ("ímu", frozenset({"dat"})),
+    ("ých", frozenset({"gen", "loc", "acc"})),
+    ("ích", frozenset({"gen", "loc", "acc"})),
+    ("ými", frozenset({"ins"})),
+    ("ími", frozenset({"ins"})),
+    ("ém", frozenset({"loc"})),
+    ("ím", frozenset({"loc", "ins", "dat"})),
+    ("ým", frozenset({"ins", "dat"})),
+    ("ou", frozenset({"acc", "ins"})),
+    ("ý", frozenset({"nom", "acc"})),
+    ("á", frozenset({"nom", "acc"})),
+    ("é", frozenset({"nom", "gen", "dat", "acc", "loc"})),
+    ("í", frozenset({"nom", "gen", "dat", "acc", "loc", "ins"})),
+)
+_NOUN_CASES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("ům", frozenset({"dat"})),
+    ("ách", frozenset({"loc"})),
+    ("ech", frozenset({"loc"})),
+    ("ami", frozenset({"ins"})),
+    ("emi", frozenset({"ins"})),
+    ("ovi", frozenset({"dat", "loc"})),
+    ("ů", frozenset({"gen"})),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word as this module reads it."""
+
+    surface: str
+    lemmas: tuple[str, ...]  # unaccented lemma bodies
+    stop: bool  # a stopword of its language
+
+
+def adjectival(word: Word, lang: str) -> bool:
+    """Whether a word has the form of an adjective: its ending, and a lemma that ends as an
+    adjective's ("-ý", "-í") or is the word itself (the dictionary lacks it). A verb in -í
+    ("učí", "vyváží") has an infinitive for its lemma."""
+    if lang not in LANGS or word.stop:
+        return False
+    w = word.surface.lower()
+    if not w.isalpha():
+        return False
+    plain = unaccent(w)
+    if _SOFT.search(w):
+        # "vyšší": a comparative's lemma is its positive ("vysoký")
+        return any(lemma.endswith(("i", "y")) or lemma == plain for lemma in word.lemmas)
+    if _HARD.search(w) is None:
+        return False
+    if any(lemma.endswith("y") for lemma in word.lemmas):
+        return True
+    return _HARD_ONLY.search(w) is not None and all(lemma == plain for lemma in word.lemmas)
+
+
+def nominal(word: Word, lang: str) -> bool:
+    """Whether a word may be a noun: a word, no stopword, no adjective, no infinitive's lemma."""
+    w = word.surface
+    if word.stop or not w.isalpha() or adjectival(word, lang):
+        return False
+    return not any(looks_like_verb(lemma, lang) for lemma in word.lemmas[:1])
+
+
+def agree(adjective: str, noun: str) -> bool:
+    """Whether an adjective's ending may stand in a case the noun's ending allows (a noun whose
+    ending tells no case agrees with any)."""
+    a, n = adjective.lower(), noun.lower()
+    cases = next((c for e, c in _ADJECTIVE_CASES if a.endswith(e)), None)
+    told = next((c for e, c in _NOUN_CASES if n.endswith(e)), None)
+    return cases is None or told is None or bool(cases & told)
+
+
+def question_phrases(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
+    """The question's attributive adjectives as (modifier, head) positions in ``words``: every
+    adjective of a run of lower-case adjectives (joined by conjunctions) directly before a
+    lower-case noun it agrees with ("zimní firemní slavnost": (zimní, slavnost), (firemní,
+    slavnost))."""
+    if lang not in LANGS:
+        return []
+    joiners = _JOINERS.get(lang, frozenset())
+    out: list[tuple[int, int]] = []
+    run: list[int] = []
+    for i, w in enumerate(words):
+        lower = w.surface[:1].islower()
+        if lower and adjectival(w, lang):
+            run.append(i)
+            continue
+        if run and w.surface.lower() in joiners:
+            continue
+        if run and lower and nominal(w, lang):
+            out += [(a, i) for a in run if agree(words[a].surface, w.surface)]
+        run = []
+    return out
+
+
+def attributes(tokens: Sequence[Word], head: int, lang: str) -> list[int]:
+    """The positions of the adjectives that stand before the noun at ``head`` (a run of
+    adjectives, joined by conjunctions: "letní a zimní slavnost")."""
+    joiners = _JOINERS.get(lang, frozenset())
+    out = []
+    k = head - 1
+    while k >= 0 and head - k <= _RUN:
+        t = tokens[k]
+        if adjectival(t, lang):
+            out.append(k)
+        elif not (out and t.surface.lower() in joiners):
+            break
+        k -= 1
+    return out
+
+
+def attached(
+    tokens: Sequence[Word], at: int, is_head: Sequence[bool], lang: str, adjective: bool
+) -> bool:
+    """Whether the modifier's occurrence at ``at`` in a sentence's ``tokens`` stands in its
+    head's phrase (``is_head``: which tokens are the head noun; ``adjective``: the occurrence
+    has an adjective's form). See the module's docstring."""
+    if not adjective:
+        return any(is_head)
+    joiners = _JOINERS.get(lang, frozenset())
+    # in a dependent right after the head: "pojištění havarijní", "slavnosti s rytířskými
+    # souboji", "poslanci za opoziční stranu" (past the adjectives before it, and one
+    # preposition)
+    k = at - 1
+    while k >= 0 and at - k <= _RUN and adjectival(tokens[k], lang):
+        k -= 1
+    if k >= 0 and is_head[k]:
+        return True
+    if k >= 1 and tokens[k].stop and tokens[k].surface.lower() not in joiners and is_head[k - 1]:
+        return True
+    # the noun its run of adjectives ends in
+    k = at + 1
+    while k < len(tokens) and k - at <= _RUN:
+        t = tokens[k]
+        if is_head[k]:
+            return True
+        if adjectival(t, lang) or t.surface.lower() in joiners:
+            k += 1
+            continue
+        if not nominal(t, lang):
+            return True  # no noun: the noun is left out ("měsíční nebo roční")
+        # another noun: it qualifies that one, and a noun joined to it ("starý nábytek nebo
+        # matrace")
+        k += 1
+        while k < len(tokens) and tokens[k].surface.lower() in joiners:
+            k += 1
+            while k < len(tokens) and adjectival(tokens[k], lang):
+                k += 1
+            if k < len(tokens) and is_head[k]:
+                return True
+            k += 1
+        return False
+    return k >= len(tokens)  # the sentence ends in its run: the noun is left out

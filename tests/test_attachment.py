@@ -1,0 +1,171 @@
+"""Attributive modifiers: an adjective is held for its noun only in the noun's phrase."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.language import attachment
+from rag.language.keys import analyze, analyze_question, search_keys, stopword_forms
+from rag.language.question_keys import query_keys
+from rag.search.answerability import QuestionNeeds, assess, question_needs
+
+
+def _words(text: str, question: bool = True) -> list[attachment.Word]:
+    tokens = (analyze_question if question else analyze)(text, "cs")
+    stops = stopword_forms("cs")
+    return [attachment.Word(t.surface, t.lemmas, t.form in stops) for t in tokens]
+
+
+def _needs(question: str) -> QuestionNeeds:
+    q = query_keys(question, "cs")
+    key_df = {k: 1 for w in q.words for k in w.keys}
+    return question_needs(q, {}, key_df, 50, 2)
+
+
+@pytest.mark.parametrize(
+    ("question", "phrases"),
+    [
+        ("Kolik stojí roční členství?", [("roční", "členství")]),
+        ("Kdy se koná zimní firemní slavnost?", [("zimní", "slavnost"), ("firemní", "slavnost")]),
+        ("Jaká je spoluúčast u havarijního pojištění?", [("havarijního", "pojištění")]),
+        ("Kdy je zápis do základní školy?", [("základní", "školy")]),
+        ("Kdo vede školicí středisko v Litomyšli?", [("školicí", "středisko")]),
+        (
+            "Kolik stojí letní a zimní pneumatiky?",
+            [("letní", "pneumatiky"), ("zimní", "pneumatiky")],
+        ),
+        # a verbal noun in -ení is no adjective, nor an interrogative, nor a noun in -ou
+        ("Kolik stojí pojištění zavazadel?", []),
+        ("Jaká je cena?", []),
+        ("Můžu platit kartou?", []),
+        # a name is no noun phrase of this kind
+        ("Kde je Nová Ves?", []),
+        # the adjective stands before a verb: a predicate, no attribute
+        ("Je hlavní vchod bezbariérový?", [("hlavní", "vchod")]),
+        ("Je vstup bezbariérový?", []),
+        # a noun in -ům is a dative: an adjective in -ého does not qualify it
+        ("Kolik dává firemního příspěvku zaměstnancům?", [("firemního", "příspěvku")]),
+    ],
+)
+def test_a_questions_attributive_adjectives_and_their_nouns(
+    question: str, phrases: list[tuple[str, str]]
+) -> None:
+    words = _words(question)
+    found = attachment.question_phrases(words, "cs")
+    assert [(words[m].surface, words[h].surface) for m, h in found] == phrases
+
+
+@pytest.mark.parametrize(
+    ("word", "adjective"),
+    [
+        ("roční", True),
+        ("havarijního", True),
+        ("mateřské", True),
+        ("repasovaných", True),  # unknown to the dictionary, an ending no noun has
+        ("vyšší", True),
+        ("školicí", True),
+        ("ročně", False),
+        ("pojištění", False),
+        ("čtení", False),
+        ("kartou", False),
+        ("slavnost", False),
+    ],
+)
+def test_adjectives_are_told_by_ending_and_lemma(word: str, adjective: bool) -> None:
+    assert attachment.adjectival(_words(word, question=False)[0], "cs") is adjective
+
+
+@pytest.mark.parametrize(
+    ("sentence", "modifier", "head", "held"),
+    [
+        ("Roční členství stojí 8 900 Kč.", "roční", "členství", True),
+        ("Cena ročního členství je 8 900 Kč.", "roční", "členství", True),
+        ("Letní a zimní slavnost se konají v parku.", "zimní", "slavnost", True),
+        ("Pojištění havarijní i povinné ručení sjednáte u nás.", "havarijní", "pojištění", True),
+        # in a dependent of the head, and over nouns joined to the one it stands before
+        ("Hrad pořádá slavnosti s rytířskými souboji.", "rytířský", "slavnost", True),
+        ("Barmští poslanci za opoziční stranu složili přísahu.", "opoziční", "poslanec", True),
+        ("Odpad, jako je starý nábytek nebo matrace, odevzdáte zdarma.", "starý", "matrace", True),
+        # the noun left out: the context supplies it
+        ("Členství nabízíme měsíční nebo roční.", "roční", "členství", True),
+        # another class in the head's sentence: given the benefit
+        ("Členství se platí ročně předem.", "roční", "členství", True),
+        # the adjective qualifies another noun
+        ("Na zimní firemní setkání a na letní slavnost vaří jídelna.", "zimní", "slavnost", False),
+        ("Zimní provoz začíná v listopadu, slavnost je v červnu.", "zimní", "slavnost", False),
+        # another class in a sentence without the head
+        ("Zmrazit ho můžete jednou ročně.", "roční", "členství", False),
+    ],
+)
+def test_a_modifier_is_held_in_its_nouns_phrase(
+    sentence: str, modifier: str, head: str, held: bool
+) -> None:
+    words = _words(sentence, question=False)
+    tokens = analyze(sentence, "cs")
+    mine = set(search_keys(analyze_question(modifier, "cs")[0]))
+    noun = {k for k in search_keys(analyze_question(head, "cs")[0]) if k[0] in "ls"}
+    keys = [set(search_keys(t)) for t in tokens]
+    is_head = [bool(noun & k) for k in keys]
+    at = [i for i, k in enumerate(keys) if mine & k and not is_head[i]]
+    assert at, "the sentence holds the modifier"
+    assert (
+        any(
+            attachment.attached(words, i, is_head, "cs", attachment.adjectival(words[i], "cs"))
+            for i in at
+        )
+        is held
+    )
+
+
+GYM = (
+    "Měsíční členství bez omezení vstupů stojí 890 Kč.\n\n"
+    "Zmrazit ho můžete jednou ročně až na čtyři týdny. Doplatek za solárium je 40 Kč."
+)
+
+
+def test_a_modifier_held_only_outside_its_nouns_phrase_is_lacking() -> None:
+    needs = _needs("Kolik stojí roční členství?")
+    assert [(p.modifier,) for p in needs.phrases] == [("roční",)]
+    a = assess(GYM, "cs", needs, 2, True)
+    assert not a.answers
+    assert a.reason == "focus"
+    assert {f["word"]: f["matched_by"] for f in a.focus}["roční"] is None
+    assert not any(k.startswith("s:rocn") for k in a.window_keys)
+
+
+def test_a_modifier_in_its_nouns_phrase_is_held() -> None:
+    needs = _needs("Kolik stojí roční členství?")
+    a = assess("Roční členství stojí 8 900 Kč, měsíční 890 Kč.", "cs", needs, 2, True)
+    assert a.answers
+
+
+def test_a_modifier_where_its_noun_is_nowhere_is_held_as_before() -> None:
+    needs = _needs("Kolik stojí roční členství?")
+    a = assess("Jednou ročně zaplatíte 500 Kč za skříňku.", "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["roční"] is not None
+
+
+def test_a_modifier_of_another_noun_is_lacking() -> None:
+    needs = _needs("Kdy se koná zimní firemní slavnost?")
+    text = "Na zimní firemní setkání a na letní slavnost v pátek 21. června vaří jídelna."
+    a = assess(text, "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus} == {"zimní": None, "firemní": None}
+    assert not a.answers
+    # the same adjectives before the noun they ask about hold
+    a = assess("Zimní firemní slavnost se koná v pátek 12. prosince.", "cs", needs, 2, True)
+    assert a.answers
+
+
+@pytest.mark.parametrize("verb", ["učí", "vyváží", "prodloužím"])
+def test_a_verb_in_i_is_no_adjective(verb: str) -> None:
+    assert not attachment.adjectival(_words(verb, question=False)[0], "cs")
+
+
+def test_a_modifier_elsewhere_is_held_where_the_noun_is_restricted_by_no_other_adjective() -> None:
+    needs = _needs("Potřebuju vlastní ručník?")
+    text = "Vezměte si čistý ručník na podložení. Skříňky se zamykají vlastním zámkem."
+    a = assess(text, "cs", needs, 2, False)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["vlastní"] is None
+    text = "Vezměte si ručník na podložení. Skříňky se zamykají vlastním zámkem."
+    a = assess(text, "cs", needs, 2, False)
+    assert a.answers
