@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -515,12 +516,24 @@ def _detached(
     spoken = [p for p in needs.phrases if any(p.head & s.keys for s in before)]
     if not spoken:
         return ()
-    read = [_read(text, s, lang) for s in sents[i : j + 1]]
+    # a sentence's tokens are analysed only where its keys say the modifier is there (a
+    # token's keys and form beginnings are its sentence's): most windows never need them
+    read: dict[int, tuple[list[attachment.Word], list[set[str]], list[str]]] = {}
+
+    def tokens(n: int) -> tuple[list[attachment.Word], list[set[str]], list[str]]:
+        if n not in read:
+            read[n] = _read(text, sents[n], lang)
+        return read[n]
+
     out = []
     for p in spoken:
         seen = False
         held = False
-        for words, keys, forms in read:
+        for n in range(i, j + 1):
+            s = sents[n]
+            if not (p.keys & s.keys or (p.beginning and p.beginning in s.beginnings)):
+                continue
+            words, keys, forms = tokens(n)
             is_head = [bool(p.head & k) for k in keys]
             for at, (k, form) in enumerate(zip(keys, forms, strict=True)):
                 if not (p.keys & k or (p.beginning and form.startswith(p.beginning))):
@@ -532,7 +545,7 @@ def _detached(
                     break
             if held:
                 break
-        if seen and not held and _restricted_otherwise(text, before, p, needs.asked, lang):
+        if seen and not held and _restricted_otherwise(before, tokens, p, needs.asked, lang):
             out.append(p)
     return tuple(out)
 
@@ -550,14 +563,19 @@ def _read(
 
 
 def _restricted_otherwise(
-    text: str, sents: tuple[Sentence, ...], p: Phrase, asked: frozenset[str], lang: str
+    sents: tuple[Sentence, ...],
+    tokens: Callable[[int], tuple[list[attachment.Word], list[set[str]], list[str]]],
+    p: Phrase,
+    asked: frozenset[str],
+    lang: str,
 ) -> bool:
-    """Whether an occurrence of the phrase's noun in ``sents`` stands after an adjective that
-    is no word of the question ("Měsíční členství" for "roční členství")."""
-    for s in sents:
+    """Whether an occurrence of the phrase's noun in ``sents`` (their tokens by index from
+    ``tokens``) stands after an adjective that is no word of the question ("Měsíční členství"
+    for "roční členství")."""
+    for n, s in enumerate(sents):
         if not p.head & s.keys:
             continue
-        words, keys, forms = _read(text, s, lang)
+        words, keys, forms = tokens(n)
         for h, k in enumerate(keys):
             if not p.head & k:
                 continue
