@@ -473,13 +473,14 @@ def _phrases(
             keys.update(own[w.surface].related)
         return keys
 
+    keyed = [(w.form, keys_of(w)) for w in query.words]
     out = []
     for m, h in found:
         modifier, head = words[m], words[h]
         if modifier.surface not in weighed or head.surface not in weighed:
             continue
         mine = keys_of(modifier)
-        others = set().union(*(keys_of(w) for w in query.words if w.form != modifier.form))
+        others = set().union(*(keys for form, keys in keyed if form != modifier.form))
         form = modifier.form
         out.append(
             Phrase(
@@ -491,6 +492,10 @@ def _phrases(
             )
         )
     return tuple(out)
+
+
+# a sentence's words as rag.language.attachment reads them, each word's keys, and its form
+_Tokens = tuple[list[attachment.Word], list[set[str]], list[str]]
 
 
 def _detached(
@@ -518,9 +523,9 @@ def _detached(
         return ()
     # a sentence's tokens are analysed only where its keys say the modifier is there (a
     # token's keys and form beginnings are its sentence's): most windows never need them
-    read: dict[int, tuple[list[attachment.Word], list[set[str]], list[str]]] = {}
+    read: dict[int, _Tokens] = {}
 
-    def tokens(n: int) -> tuple[list[attachment.Word], list[set[str]], list[str]]:
+    def tokens(n: int) -> _Tokens:
         if n not in read:
             read[n] = _read(text, sents[n], lang)
         return read[n]
@@ -550,9 +555,7 @@ def _detached(
     return tuple(out)
 
 
-def _read(
-    text: str, s: Sentence, lang: str
-) -> tuple[list[attachment.Word], list[set[str]], list[str]]:
+def _read(text: str, s: Sentence, lang: str) -> _Tokens:
     """A sentence's words as :mod:`rag.language.attachment` reads them, their keys (families
     included) and forms."""
     stops = stopword_forms(lang)
@@ -564,7 +567,7 @@ def _read(
 
 def _restricted_otherwise(
     sents: tuple[Sentence, ...],
-    tokens: Callable[[int], tuple[list[attachment.Word], list[set[str]], list[str]]],
+    tokens: Callable[[int], _Tokens],
     p: Phrase,
     asked: frozenset[str],
     lang: str,
