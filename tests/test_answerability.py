@@ -65,6 +65,11 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Jaký mail má Ondřej Černý?", "email"),
         ("cs", "Jaký je kontakt na správce?", "contact"),
         ("cs", "Jaký je telefon nebo e-mail na správce?", "contact"),
+        # "a number for" someone is a telephone number; an account's or a gate's number is not
+        ("cs", "Jaké je číslo na kastelána?", "phone"),
+        ("cs", "Kde najdu číslo na IT pohotovost?", "phone"),
+        ("cs", "Jaké je číslo účtu společenství?", None),
+        ("cs", "Jaké číslo má brána u skladu?", None),
         ("en", "What is the phone number of the reception?", "phone"),
         ("cs", "Co mám dělat, když ztratím firemní telefon?", None),
         ("cs", "Kdo má na starosti telefony?", "person"),

@@ -92,14 +92,34 @@ _CONTACT_ASKERS: dict[str, frozenset[str]] = {
 }
 
 
+# "A number for someone": Czech and Slovak "číslo na" and Polish "numer do" with the one to be
+# reached ("Jaké je číslo na kastelána?", "numer do recepcji") name a telephone number without
+# a telephone word. The number's forms, unaccented, and the preposition that must follow it;
+# "číslo účtu" (of an account) and "číslo 3" (a gate's) are no such phrase.
+_NUMBER_FOR: dict[str, tuple[frozenset[str], str]] = {
+    "cs": (_table("číslo čísla čísle číslem"), "na"),
+    "sk": (_table("číslo čísla čísle číslom"), "na"),
+    "pl": (_table("numer numeru numerem"), "do"),
+}
+
+
+def number_for(forms: Sequence[str], lang: str) -> bool:
+    """Whether a question asks for "a number for" someone ("číslo na správce"): a telephone
+    number, as if it said "telefonní číslo"."""
+    numbers, preposition = _NUMBER_FOR.get(lang, (frozenset(), ""))
+    return any(w in numbers and nxt == preposition for w, nxt in zip(forms, forms[1:]))
+
+
 def contact_question(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> ContactKind | None:
     """Which kind of contact a question asks for, if any: a cue ("telefon", "e-mail", "volat")
-    with a word naming its kind ("číslo", "adresa") or with an interrogative that asks for one.
-    Cues of one kind only ask for that kind; none, or both, for any."""
+    with a word naming its kind ("číslo", "adresa") or with an interrogative that asks for one,
+    or "a number for" someone (:func:`number_for`). Cues of one kind only ask for that kind;
+    none, or both, for any."""
+    words = list(forms)
     lemma_set = set(lemmas)
     if CONTACT_CUES.get(lang, frozenset()).isdisjoint(lemma_set):
-        return None
-    form_set = set(forms)
+        return "phone" if number_for(words, lang) else None
+    form_set = set(words)
     companions = CONTACT_COMPANIONS.get(lang, frozenset())
     if companions.isdisjoint(lemma_set) and companions.isdisjoint(form_set):
         if _CONTACT_ASKERS.get(lang, frozenset()).isdisjoint(form_set):
