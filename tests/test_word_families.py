@@ -60,6 +60,16 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("odejdete", "odchodu"),
         ("vejít", "vchodem"),
         ("jezdí", "odjede"),  # the iterative itself meets a prefixed verb's stem
+        # the verbs whose stem alternates: the imperfectives of vést, nést, vézt, the nouns of
+        # the iterative stem, and the -jmout verbs' imperfective, verbal noun and participle
+        ("přivést", "přivádějte"),
+        ("převést", "převodu"),
+        ("přinést", "přinášejte"),
+        ("odvézt", "odvoz"),
+        ("dovezete", "dovážíme"),
+        ("přijato", "přijetí"),
+        ("přijmout", "přijímací"),
+        ("pronajímáte", "pronájmu"),
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -96,6 +106,14 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("obejít", "obchodu"),
         ("pojít", "pochod"),
         ("přijet", "příchod"),  # arriving by car and on foot are two stems
+        # nouns of an alternating stem that name another thing than their verb's action: a race,
+        # a ferry, a benefit; and the unprefixed word of another verb (management, a defect)
+        ("zavést", "závod"),
+        ("přivézt", "přívoz"),
+        ("přinést", "přínos"),
+        ("vedení", "převést"),
+        ("vada", "přivádět"),
+        ("zajímat", "přijímat"),
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:
@@ -111,6 +129,7 @@ def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
     for word in (
         *("otevírací", "otevřeno", "ztrátě", "týden", "pronájem", "týdně", "vracejte"),
         *("odjedete", "odjel", "přijde", "přišla", "odešel", "vejděte", "vyšli"),
+        *("přivádějte", "přívod", "přinášíme", "odvoz", "odvážíme", "přijetí", "přijat"),
     ):
         root = held_families(word, "cs")[0]
         assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)

@@ -198,6 +198,10 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     ending = lemma[len(root) :]
     if (motion := _motion_root(lemma, lang)) is not None:
         root, verbal, ending = motion, True, ""  # odjet / odjezd, přijít / příchod
+    elif (alternating := _alternating_root(lemma, root, lang)) is not None:
+        # přivést / přivádět / přívod, přijmout / přijímat / přijetí: one root, whose prefix
+        # stays (převést is to transfer, provést to carry out, vést to lead)
+        return _plain_vowels(alternating, lang), None
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
         root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
     if lemma == word:
@@ -252,6 +256,71 @@ _MOTION: dict[str, dict[str, str]] = {
 def _motion_root(lemma: str, lang: str) -> str | None:
     """The root of a prefixed verb of motion, spelled as its noun's (odjet: odjezd), or None."""
     return _MOTION.get(lang, {}).get(lemma)
+
+
+# The verbs whose stem alternates between their derivations, as the grammar lists them: the
+# determinate verbs of carrying and leading (vést, nést, vézt), whose prefixed imperfectives
+# lengthen and soften the stem (přivést / přivádět, přinést / přinášet, odvézt / odvážet), and
+# the verbs in -jmout, whose imperfective, verbal noun and participle are made from other stems
+# (přijmout / přijímat / přijetí / přijatý). Every derivation of a prefixed one holds one root,
+# the verb's stem with its prefix (přived, přijm). The nouns of vést and vézt are made from
+# the iterative stem (převod, dovoz), as those of jet and jít are (odjezd): they hold the
+# verb's root too, with the prefixes whose noun names the action (převést / převod, odvézt /
+# odvoz), and not with those whose noun names another thing: závod (a race) is no zavést,
+# obvod (a district) no obvést, svod (a gutter) no svést, přívoz (a ferry) no přivézt. The
+# nouns of nést are left apart (přínos is a benefit, výnos a yield, donos a denunciation).
+# (stem of the root, the lemma endings that hold it, the noun's stem or "", the prefixes)
+_ALTERNATING: dict[str, tuple[tuple[str, tuple[str, ...], str, tuple[str, ...]], ...]] = {
+    "cs": (
+        (
+            "ved",
+            ("vést", "vádět", "vedení", "vádění", "vedený"),
+            "vod",
+            ("pře", "při", "pro", "roz", "pod", "od", "vy", "na", "do", "za", "ob", "u", "s"),
+        ),
+        (
+            "nes",
+            ("nést", "nášet", "nesení", "nášení", "nesený"),
+            "",
+            ("pře", "při", "roz", "od", "vy", "na", "za", "do", "u", "s"),
+        ),
+        (
+            "vez",
+            ("vézt", "vážet", "vezení", "vezený"),
+            "voz",
+            ("pře", "při", "roz", "od", "vy", "na", "do", "za", "s"),
+        ),
+        (
+            "jm",
+            ("jmout", "jímat", "jímání", "jetí", "jatý"),
+            "",
+            ("prona", "pře", "při", "pro", "od", "vy", "na", "po", "u"),
+        ),
+    ),
+}
+# The prefixes whose noun of the iterative stem names the verb's action (převod, dovoz): the
+# others make nouns of other things (závod, obvod, svod; přívoz, závoz), which stay apart.
+_NOUN_PREFIXES: dict[str, frozenset[str]] = {
+    "vod": frozenset(("pře", "při", "roz", "pod", "od", "vy", "na", "u")),
+    "voz": frozenset(("pře", "roz", "od", "vy", "na", "do", "s")),
+}
+
+
+def _alternating_root(lemma: str, root: str, lang: str) -> str | None:
+    """The root of a prefixed verb whose stem alternates (:data:`_ALTERNATING`), of its
+    imperfective, verbal noun and participle, and of its noun of the iterative stem; None for
+    any other word. ``root`` is the lemma without its suffix ("přijímací": "přijím")."""
+    for stem, endings, noun, prefixes in _ALTERNATING.get(lang, ()):
+        for ending in endings:
+            if lemma.endswith(ending) and lemma[: -len(ending)] in prefixes:
+                return lemma[: -len(ending)] + stem
+        if stem == "jm" and root.endswith("jím") and root[:-3] in prefixes:
+            return root[:-3] + stem  # přijímací
+        if noun:
+            plain = _plain_vowels(lemma, lang)  # přívod, výnos: the noun lengthens its prefix
+            if plain.endswith(noun) and plain[: -len(noun)] in _NOUN_PREFIXES[noun]:
+                return plain[: -len(noun)] + stem
+    return None
 
 
 # The endings after which a verb's "t" is spelled "c" (vrátit: vracet, vracení, vracejí).
@@ -415,6 +484,9 @@ def written(key: str) -> tuple[str, ...]:
         spellings += [prefix + "j", prefix + "s"]
         if prefix:
             spellings += [prefix + "ej", prefix + "es"]
+    for stem, others in _ALTERNATING_SPELLINGS:
+        if root.endswith(stem) and len(root) > len(stem):
+            spellings += [root[: -len(stem)] + other for other in others]  # přived: přivádět
     if len(root) > 2 and root.endswith("t"):
         spellings.append(root[:-1] + "c")  # vrat: vracet
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
@@ -422,6 +494,16 @@ def written(key: str) -> tuple[str, ...]:
             spellings.append(root[:-1] + "ir")
         spellings.append(root[:-1] + "e" + root[-1])
     return tuple(spellings)
+
+
+# How the alternating stems (:data:`_ALTERNATING`) are spelled in their words, unaccented:
+# přived in přivést, přivádět, přívod; přijm in přijímat, přijetí, přijatý.
+_ALTERNATING_SPELLINGS = (
+    ("ved", ("vest", "vad", "vod")),
+    ("nes", ("nest", "nas")),
+    ("vez", ("vezt", "vaz", "voz")),
+    ("jm", ("jim", "jet", "jat")),
+)
 
 
 def _plain_end(root: str) -> str:
