@@ -107,7 +107,9 @@ def number_for(forms: Sequence[str], lang: str) -> bool:
     """Whether a question asks for "a number for" someone ("číslo na správce"): a telephone
     number, as if it said "telefonní číslo"."""
     numbers, preposition = _NUMBER_FOR.get(lang, (frozenset(), ""))
-    return any(w in numbers and nxt == preposition for w, nxt in zip(forms, forms[1:]))
+    return any(
+        w in numbers and nxt == preposition for w, nxt in zip(forms, forms[1:], strict=False)
+    )
 
 
 def contact_question(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> ContactKind | None:
