@@ -244,6 +244,31 @@ def test_a_focus_noun_comes_before_a_verb() -> None:
     assert [f.surface for f in needs.focus] == ["sklárnu"]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "place"),
+    [
+        # cue nouns in a case the lemmatizer lacks still name a place, by their stem
+        ("Jídelníček visí v šatně a je na webu školy.", True),
+        ("Formulář najdete na intranetu.", True),
+        # an unknown word that only begins like a cue names none
+        ("Webinář začne v pondělí.", False),
+        ("Budíček zvoní v sedm.", False),
+    ],
+)
+def test_a_cue_noun_in_a_case_the_dictionary_lacks_is_found_by_its_stem(
+    sentence: str, place: bool
+) -> None:
+    tokens = analyze(sentence, "cs")
+    classes = sentence_classes(
+        sentence,
+        [t.surface for t in tokens],
+        [t.form for t in tokens],
+        {lemma for t in tokens for lemma in t.lemmas},
+        "cs",
+    )
+    assert ("place" in classes) is place, classes
+
+
 # Real sentences of the sample corpus (rag/sample/) and the classes they hold.
 @pytest.mark.parametrize(
     ("sentence", "present", "absent"),

@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
-from rag.language.lemmas import dictionary_words, lemma_candidates, typed_lower_name
+from rag.language.lemmas import dictionary_words, lemma_candidates, snowball_stem, typed_lower_name
 from rag.language.question_classes import contact_question, contact_tokens, is_contact_word
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
@@ -1123,9 +1123,42 @@ def sentence_classes(
     for cls, cues in (("person", PERSON_CUES), ("place", PLACE_CUES)):
         table = cues.get(lang, frozenset())
         tokens = having(table) + tuple(sorted(lemma for lemma in lemmas if lemma in table))
+        tokens += _declined_cues(pairs, cls, lang)
         if tokens or names:
             found[cls] = tokens + names  # type: ignore[index]
     return found
+
+
+@lru_cache(maxsize=16)
+def _cue_stems(cls: str, lang: str) -> Mapping[str, str]:
+    """The cues of a class by their Snowball stems, where a stem keeps three letters or more."""
+    table = (PERSON_CUES if cls == "person" else PLACE_CUES).get(lang, frozenset())
+    out: dict[str, str] = {}
+    for cue in sorted(table):
+        stem = snowball_stem(cue, lang)
+        if stem is not None and len(stem) >= 3:
+            out.setdefault(stem, cue)
+    return out
+
+
+def _declined_cues(pairs: Sequence[tuple[str, str]], cls: str, lang: str) -> tuple[str, ...]:
+    """The cues of a class that a sentence holds in a case the lemmatizer does not list: the
+    dictionary lacks some inflected forms of the cue nouns ("na webu", "na intranetu"), which
+    their stem still shows. Only lower-case words the dictionary does not know, so that a
+    known word of another meaning with the same stem stays what the dictionary says it is."""
+    words = dictionary_words(lang)
+    stems = _cue_stems(cls, lang)
+    if words is None or not stems:
+        return ()
+    out: list[str] = []
+    for surface, form in pairs:
+        low = surface.lower()
+        if surface != low or low in words or not low.isalpha():
+            continue  # a capitalized word is a name's; a known one is the dictionary's
+        stem = snowball_stem(form, lang)
+        if stem is not None and stem in stems:
+            out.append(form)
+    return tuple(out)
 
 
 _ACCEPTS: dict[str, tuple[str, ...]] = {
