@@ -258,14 +258,7 @@ def test_a_focus_noun_comes_before_a_verb() -> None:
 def test_a_cue_noun_in_a_case_the_dictionary_lacks_is_found_by_its_stem(
     sentence: str, place: bool
 ) -> None:
-    tokens = analyze(sentence, "cs")
-    classes = sentence_classes(
-        sentence,
-        [t.surface for t in tokens],
-        [t.form for t in tokens],
-        {lemma for t in tokens for lemma in t.lemmas},
-        "cs",
-    )
+    classes = _classes(sentence, "cs")
     assert ("place" in classes) is place, classes
 
 
@@ -311,14 +304,7 @@ def test_a_cue_noun_in_a_case_the_dictionary_lacks_is_found_by_its_stem(
 def test_sentence_classes_of_sample_sentences(
     sentence: str, present: set[str], absent: set[str]
 ) -> None:
-    tokens = analyze(sentence, "cs")
-    classes = sentence_classes(
-        sentence,
-        [t.surface for t in tokens],
-        [t.form for t in tokens],
-        {lemma for t in tokens for lemma in t.lemmas},
-        "cs",
-    )
+    classes = _classes(sentence, "cs")
     assert present <= set(classes), classes
     assert not absent & set(classes), classes
 
