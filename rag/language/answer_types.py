@@ -1120,10 +1120,13 @@ def sentence_classes(
     )
     if names:
         found["name"] = names
+    unknown = _unknown_stems(pairs, lang)
     for cls, cues in (("person", PERSON_CUES), ("place", PLACE_CUES)):
         table = cues.get(lang, frozenset())
         tokens = having(table) + tuple(sorted(lemma for lemma in lemmas if lemma in table))
-        tokens += _declined_cues(pairs, cls, lang)
+        if unknown:
+            stems = _cue_stems(cls, lang)
+            tokens += tuple(form for form, stem in unknown if stem in stems)
         if tokens or names:
             found[cls] = tokens + names  # type: ignore[index]
     return found
@@ -1141,24 +1144,31 @@ def _cue_stems(cls: str, lang: str) -> Mapping[str, str]:
     return out
 
 
-def _declined_cues(pairs: Sequence[tuple[str, str]], cls: str, lang: str) -> tuple[str, ...]:
-    """The cues of a class that a sentence holds in a case the lemmatizer does not list: the
-    dictionary lacks some inflected forms of the cue nouns ("na webu", "na intranetu"), which
-    their stem still shows. Only lower-case words the dictionary does not know, so that a
-    known word of another meaning with the same stem stays what the dictionary says it is."""
-    words = dictionary_words(lang)
-    stems = _cue_stems(cls, lang)
-    if words is None or not stems:
-        return ()
-    out: list[str] = []
+def _unknown_stems(pairs: Sequence[tuple[str, str]], lang: str) -> list[tuple[str, str]]:
+    """The lower-case words of a sentence that the dictionary does not know and whose Snowball
+    stem is a cue noun's, with their stems: a cue noun in a case the lemmatizer does not list
+    ("na webu", "na intranetu") still shows its stem (:func:`_cue_stems`). A known word keeps
+    the dictionary's reading, and a capitalized one is a name's."""
+    cue_stems = _all_cue_stems(lang)
+    if not cue_stems:
+        return []
+    out = []
     for surface, form in pairs:
-        low = surface.lower()
-        if surface != low or low in words or not low.isalpha():
-            continue  # a capitalized word is a name's; a known one is the dictionary's
-        stem = snowball_stem(form, lang)
-        if stem is not None and stem in stems:
-            out.append(form)
-    return tuple(out)
+        if surface.islower() and (stem := _stem_of(form, lang)) in cue_stems:
+            words = dictionary_words(lang)
+            if words is not None and surface.isalpha() and surface not in words:
+                out.append((form, stem))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _all_cue_stems(lang: str) -> frozenset[str]:
+    return frozenset(_cue_stems("person", lang)) | frozenset(_cue_stems("place", lang))
+
+
+@lru_cache(maxsize=65536)
+def _stem_of(form: str, lang: str) -> str | None:
+    return snowball_stem(form, lang)
 
 
 _ACCEPTS: dict[str, tuple[str, ...]] = {
