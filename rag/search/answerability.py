@@ -79,7 +79,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
 # 22: the cue nouns of persons and places in a case the lemmatizer lacks, by their stem ("na
-# webu": answer_types._declined_cues);
+# webu": answer_types._unknown_stems);
 # 21: the verbs whose stem alternates hold one root (přivést / přivádět / přívod, přijmout /
 # přijímat / přijetí: derivation._alternating_root);
 # 20: the prefixed verbs of motion hold their noun's root (odjet / odjezd, přijít / příchod);
