@@ -1133,15 +1133,11 @@ def sentence_classes(
 
 
 @lru_cache(maxsize=16)
-def _cue_stems(cls: str, lang: str) -> Mapping[str, str]:
-    """The cues of a class by their Snowball stems, where a stem keeps three letters or more."""
+def _cue_stems(cls: str, lang: str) -> frozenset[str]:
+    """The Snowball stems of a class's cues, those that keep three letters or more."""
     table = (PERSON_CUES if cls == "person" else PLACE_CUES).get(lang, frozenset())
-    out: dict[str, str] = {}
-    for cue in sorted(table):
-        stem = snowball_stem(cue, lang)
-        if stem is not None and len(stem) >= 3:
-            out.setdefault(stem, cue)
-    return out
+    stems = (snowball_stem(cue, lang) for cue in table)
+    return frozenset(s for s in stems if s is not None and len(s) >= 3)
 
 
 # The languages whose cue nouns are looked for by their stems as well: Czech, whose forms the
@@ -1169,7 +1165,7 @@ def _unknown_stems(pairs: Sequence[tuple[str, str]], lang: str) -> list[tuple[st
 
 @lru_cache(maxsize=16)
 def _all_cue_stems(lang: str) -> frozenset[str]:
-    return frozenset(_cue_stems("person", lang)) | frozenset(_cue_stems("place", lang))
+    return _cue_stems("person", lang) | _cue_stems("place", lang)
 
 
 @lru_cache(maxsize=65536)

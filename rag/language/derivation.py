@@ -198,7 +198,7 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     ending = lemma[len(root) :]
     if (motion := _motion_root(lemma, lang)) is not None:
         root, verbal, ending = motion, True, ""  # odjet / odjezd, přijít / příchod
-    elif (alternating := _alternating_root(lemma, root, lang)) is not None:
+    elif (alternating := _alternating_root(lemma, lang)) is not None:
         # přivést / přivádět / přívod, přijmout / přijímat / přijetí: one root, whose prefix
         # stays (převést is to transfer, provést to carry out, vést to lead)
         return _plain_vowels(alternating, lang), None
@@ -292,7 +292,7 @@ _ALTERNATING: dict[str, tuple[tuple[str, tuple[str, ...], str, tuple[str, ...]],
         ),
         (
             "jm",
-            ("jmout", "jímat", "jímání", "jetí", "jatý"),
+            ("jmout", "jímat", "jímání", "jímací", "jetí", "jatý"),
             "",
             ("prona", "pře", "při", "pro", "od", "vy", "na", "po", "u"),
         ),
@@ -306,16 +306,14 @@ _NOUN_PREFIXES: dict[str, frozenset[str]] = {
 }
 
 
-def _alternating_root(lemma: str, root: str, lang: str) -> str | None:
+def _alternating_root(lemma: str, lang: str) -> str | None:
     """The root of a prefixed verb whose stem alternates (:data:`_ALTERNATING`), of its
-    imperfective, verbal noun and participle, and of its noun of the iterative stem; None for
-    any other word. ``root`` is the lemma without its suffix ("přijímací": "přijím")."""
+    imperfective, verbal noun, participle and adjective (přijímací), and of its noun of the
+    iterative stem; None for any other word."""
     for stem, endings, noun, prefixes in _ALTERNATING.get(lang, ()):
         for ending in endings:
             if lemma.endswith(ending) and lemma[: -len(ending)] in prefixes:
                 return lemma[: -len(ending)] + stem
-        if stem == "jm" and root.endswith("jím") and root[:-3] in prefixes:
-            return root[:-3] + stem  # přijímací
         if noun:
             plain = _plain_vowels(lemma, lang)  # přívod, výnos: the noun lengthens its prefix
             if plain.endswith(noun) and plain[: -len(noun)] in _NOUN_PREFIXES[noun]:

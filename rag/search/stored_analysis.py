@@ -73,11 +73,11 @@ def _check(hint: Any) -> None:
         return
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType) or (origin is frozenset and len(args) == 1):
-        pass
-    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        args = args[:1]
-    elif origin is not tuple:
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        args = args[:1]  # tuple[X, ...]: its items are X
+    elif not (
+        origin in (typing.Union, types.UnionType, tuple) or (origin is frozenset and len(args) == 1)
+    ):
         raise TypeError(f"no stored form for {hint!r}")
     for a in args:
         _check(a)
