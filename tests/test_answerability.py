@@ -207,6 +207,14 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         ("cs", "Kde sídlí klinika?", ["klinika"]),
         # but the earning is what a salary question is about
         ("cs", "Kolik je plat vedoucího?", ["plat", "vedoucího"]),
+        # a shell noun names the relation asked about, as "proč" does, and the adjective that
+        # ranks it asks the passage to choose; "hlavní" of another noun is the question's own
+        ("cs", "Jaký je hlavní důvod odstávky vody?", ["odstávky", "vody"]),
+        ("cs", "Jaká je výhoda registrace do klubu?", ["registrace", "klubu"]),
+        ("cs", "Kde je hlavní vchod?", ["hlavní", "vchod"]),
+        # the verbs by which a question cites its document
+        ("cs", "Kdo je uveden jako tvůrce metody?", ["tvůrce", "metody"]),
+        ("cs", "Jaké aplikace příručka vyjmenovává?", ["aplikace", "příručka"]),
         (
             "ru",
             "Что Тесла впервые получил после создания своей компании?",

@@ -88,7 +88,10 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
     return form in table or not table.isdisjoint(lemmas)
 
 
-# Lemmas that frame a question rather than carry its content: the light verbs, the verbs of
+# Lemmas that frame a question rather than carry its content: the light verbs, the verbs by
+# which a question cites its document ("Kdo je v textu uveden jako tvůrce metody?", "Jaké
+# aplikace článek vyjmenovává?": the passage states the thing, it does not say that it states
+# it), the verbs of
 # bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal verb's "zpět"
 # ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is nearest to the
 # asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"), and the "ceně"
@@ -98,7 +101,9 @@ _FRAMES: dict[str, str] = {
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
         dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
         postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
-        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší jet ceně""",
+        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší jet ceně
+        uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
+        vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
@@ -392,14 +397,50 @@ _LOCATING: dict[str, frozenset[str]] = {
 }
 
 
+# Shell nouns: abstract nouns that name the relation a question asks about, not its topic.
+# "Jaký je důvod, proč se používají GPU?" asks what "Proč se používají GPU?" asks, and a
+# passage gives the reason ("protože", "díky") without the noun, as it gives a price without
+# "cena"; so with "cíl", "výhoda", "rozdíl", "princip". Where a passage has the noun, it is
+# evidence. Czech, where it was measured.
+_SHELLS: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """důvod příčina cíl účel smysl princip podstata výhoda nevýhoda přínos rozdíl vztah
+        vliv význam motiv"""
+    ),
+}
+# ... and the adjectives that rank what a shell noun names ("hlavní důvod", "nejdůležitější
+# výhoda"): the question asks the passage to choose, the passage need not rank
+_RANKING: dict[str, frozenset[str]] = {
+    "cs": _table("hlavní základní důležitý klíčový zásadní podstatný primární"),
+}
+
+
+def is_shell(lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a question word is a shell noun (``_SHELLS``)."""
+    return _among(_SHELLS.get(lang, frozenset()), lemmas, form)
+
+
 def names_the_answer(
-    kind: AnswerType | None, lemmas: Iterable[str], form: str, lang: str, timed: bool = False
+    kind: AnswerType | None,
+    lemmas: Iterable[str],
+    form: str,
+    lang: str,
+    timed: bool = False,
+    shelled: bool = False,
 ) -> bool:
     """Whether a question word names the kind of answer its question expects, so that a passage
     need not hold it: "telefonní číslo" of a contact question, "cena" or "koupit" of a price
     question, "otevřeno" of a question for a time or at a time (``timed``: a question whether
     "Máte otevřeno v sobotu?" is answered by the hours), "sídlí" of a question for a place (as
-    "dlouho" of "jak dlouho" is no content word)."""
+    "dlouho" of "jak dlouho" is no content word) and, in a question for something that has a
+    shell noun (``shelled``: "Jaký je hlavní důvod ...?"), the shell noun and an adjective that
+    ranks ("hlavní"). A statement to verify says what it says with them ("Horko má vliv na
+    ..."), and so does a question whether."""
+    lemmas = tuple(lemmas)
+    if shelled and (
+        is_shell(lemmas, form, lang) or _among(_RANKING.get(lang, frozenset()), lemmas, form)
+    ):
+        return True
     if kind in CONTACT_TYPES:
         return is_contact_word(lemmas, form, lang)
     if kind in ("date", "time") or (kind is None and timed):

@@ -55,6 +55,7 @@ from rag.language.answer_types import (
     is_identifier,
     is_name,
     is_number,
+    is_shell,
     looks_like_verb,
     names_a_part_of_day,
     names_a_time,
@@ -330,6 +331,10 @@ def question_needs(
     asking = interrogative_forms(lang)
     accented = not all(w.surface.isascii() for w in query.all_words)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
+    # "Jaký je hlavní důvod ...?" asks what "Proč ...?" asks (a shell noun)
+    shelled = asks_for_something(forms, lang) and any(
+        is_shell(lemmas_of(w), w.form, lang) for w in query.all_words
+    )
 
     def placed(surface: str) -> tuple[str, ...]:
         # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
@@ -382,7 +387,7 @@ def question_needs(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
             last_at = at
-        elif names_the_answer(kind, word_lemmas, w.form, lang, timed):
+        elif names_the_answer(kind, word_lemmas, w.form, lang, timed, shelled):
             continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
             verb = (
