@@ -968,3 +968,20 @@ def test_a_vector_may_stand_in_for_other_focus_words() -> None:
     a = assess(RECORD, "cs", needs, 2, False)
     assert a.reason == "focus", a.as_dict()
     assert a.paraphrase
+
+
+def test_the_modifier_check_reads_a_sentence_word_by_word_as_its_analysis() -> None:
+    from rag.language.derivation import held_families
+    from rag.language.keys import analyze, search_keys, stopword_forms
+    from rag.search.answerability import _read
+
+    text = "Měsíční členství si zaplatíte na recepci. Zmrazit ho můžete jednou ročně, i dvakrát."
+    for s in sentences(text, "cs"):
+        words, keys, forms = _read(text, s, "cs")
+        tokens = analyze(text[s.start : s.end], "cs")
+        assert forms == [t.form for t in tokens]
+        assert [w.surface for w in words] == [t.surface for t in tokens]
+        assert [w.stop for w in words] == [t.form in stopword_forms("cs") or t.stop for t in tokens]
+        assert keys == [{*search_keys(t), *held_families(t.surface, "cs")} for t in tokens]
+        # the second reading comes from the cache and is the same
+        assert _read(text, s, "cs") == (words, keys, forms)

@@ -270,6 +270,11 @@ def _word(surface: str, lang: str, question: bool) -> Token | None:
     return Token(surface, form, lemmas, stem, prefix, stop)
 
 
+def analyze_word(surface: str, lang: str) -> Token | None:
+    """One token of :func:`tokenize` as :func:`analyze` reads it (None: it has no key body)."""
+    return _word(surface, lang.lower() if isinstance(lang, str) else "", False)
+
+
 def _analyze(text: str, lang: str, question: bool) -> list[Token]:
     lang = lang.lower() if isinstance(lang, str) else ""
     tokens = (_word(surface, lang, question) for surface in tokenize(text))

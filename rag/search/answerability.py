@@ -67,7 +67,15 @@ from rag.language.answer_types import (
     year_spans,
 )
 from rag.language.derivation import families, finite_verb, held_families, place_families
-from rag.language.keys import Token, analyze, has_digit, search_keys, stopword_forms
+from rag.language.keys import (
+    Token,
+    analyze,
+    analyze_word,
+    has_digit,
+    search_keys,
+    stopword_forms,
+    tokenize,
+)
 from rag.language.lemmas import nominal_lemma
 from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
 from rag.language.question_classes import asks_for_something, definitional
@@ -75,6 +83,7 @@ from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
+_WORD_CACHE = 1 << 16  # distinct words of the sentences the modifier check reads
 _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no heading
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
@@ -504,7 +513,7 @@ def _phrases(
 
 
 # a sentence's words as rag.language.attachment reads them, each word's keys, and its form
-_Tokens = tuple[list[attachment.Word], list[set[str]], list[str]]
+_Tokens = tuple[list[attachment.Word], list[frozenset[str]], list[str]]
 
 
 def _detached(
@@ -567,11 +576,30 @@ def _detached(
 def _read(text: str, s: Sentence, lang: str) -> _Tokens:
     """A sentence's words as :mod:`rag.language.attachment` reads them, their keys (families
     included) and forms."""
-    stops = stopword_forms(lang)
-    tokens = analyze(text[s.start : s.end], lang)
-    keys = [set(search_keys(t)) | set(held_families(t.surface, lang)) for t in tokens]
-    words = [attachment.Word(t.surface, t.lemmas, t.form in stops or t.stop) for t in tokens]
-    return words, keys, [t.form for t in tokens]
+    read = [_reading(surface, lang) for surface in tokenize(text[s.start : s.end])]
+    words, keys, forms = [], [], []
+    for r in read:
+        if r is not None:
+            words.append(r[0])
+            keys.append(r[1])
+            forms.append(r[2])
+    return words, keys, forms
+
+
+@lru_cache(maxsize=_WORD_CACHE)
+def _reading(surface: str, lang: str) -> tuple[attachment.Word, frozenset[str], str] | None:
+    """One word as :func:`_read` gives it, cached per word: a text's words recur, and the
+    modifier check reads every word of the sentences it looks at (a third of judging at 100,000
+    chunks, docs/performance.md)."""
+    t = analyze_word(surface, lang)
+    if t is None:
+        return None
+    keys = frozenset((*search_keys(t), *held_families(t.surface, lang)))
+    return (
+        attachment.Word(t.surface, t.lemmas, t.form in stopword_forms(lang) or t.stop),
+        keys,
+        t.form,
+    )
 
 
 def _restricted_otherwise(
