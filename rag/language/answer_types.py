@@ -90,12 +90,12 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 
 # Lemmas that frame a question rather than carry its content: the light verbs, the verbs by
 # which a question cites its document ("Kdo je v textu uveden jako tvůrce metody?", "Jaké
-# aplikace článek vyjmenovává?": the passage states the thing, it does not say that it states
-# it), the verbs of
-# bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal verb's "zpět"
-# ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is nearest to the
-# asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"), and the "ceně"
-# of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti kupují sami").
+# aplikace článek vyjmenovává?": the passage states the thing, not that it states it), the
+# verbs of bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal
+# verb's "zpět" ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is
+# nearest to the asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"),
+# and the "ceně" of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti
+# kupují sami").
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
