@@ -39,7 +39,12 @@ from typing import Literal
 
 from rag.language.keys import stopword_forms, unaccent
 from rag.language.lemmas import dictionary_words, lemma_candidates, snowball_stem, typed_lower_name
-from rag.language.question_classes import contact_question, contact_tokens, is_contact_word
+from rag.language.question_classes import (
+    asks_for_something,
+    contact_question,
+    contact_tokens,
+    is_contact_word,
+)
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
 _NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
@@ -418,6 +423,19 @@ _RANKING: dict[str, frozenset[str]] = {
 def is_shell(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a question word is a shell noun (``_SHELLS``)."""
     return _among(_SHELLS.get(lang, frozenset()), lemmas, form)
+
+
+def asks_through_a_shell(forms: Sequence[str], lemmas: Sequence[Iterable[str]], lang: str) -> bool:
+    """Whether a question for something has a shell noun ("Jaký je hlavní důvod ...?" asks what
+    "Proč ...?" asks): :func:`names_the_answer`'s ``shelled``.
+
+    Args:
+        forms: every word of the question, unaccented, in order.
+        lemmas: each word's lemmas, in the same order.
+    """
+    return asks_for_something(forms, lang) and any(
+        is_shell(word_lemmas, form, lang) for form, word_lemmas in zip(forms, lemmas, strict=True)
+    )
 
 
 def names_the_answer(

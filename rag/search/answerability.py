@@ -49,13 +49,13 @@ from rag.language.answer_types import (
     accepted_classes,
     answer_token,
     answer_type,
+    asks_through_a_shell,
     counted_word,
     interrogative_forms,
     is_frame,
     is_identifier,
     is_name,
     is_number,
-    is_shell,
     looks_like_verb,
     names_a_part_of_day,
     names_a_time,
@@ -340,10 +340,7 @@ def question_needs(
     asking = interrogative_forms(lang)
     accented = not all(w.surface.isascii() for w in query.all_words)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
-    # "Jaký je hlavní důvod ...?" asks what "Proč ...?" asks (a shell noun)
-    shelled = asks_for_something(forms, lang) and any(
-        is_shell(lemmas_of(w), w.form, lang) for w in query.all_words
-    )
+    shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
 
     def placed(surface: str) -> tuple[str, ...]:
         # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
@@ -576,14 +573,8 @@ def _detached(
 def _read(text: str, s: Sentence, lang: str) -> _Tokens:
     """A sentence's words as :mod:`rag.language.attachment` reads them, their keys (families
     included) and forms."""
-    read = [_reading(surface, lang) for surface in tokenize(text[s.start : s.end])]
-    words, keys, forms = [], [], []
-    for r in read:
-        if r is not None:
-            words.append(r[0])
-            keys.append(r[1])
-            forms.append(r[2])
-    return words, keys, forms
+    read = [r for w in tokenize(text[s.start : s.end]) if (r := _reading(w, lang)) is not None]
+    return [r[0] for r in read], [r[1] for r in read], [r[2] for r in read]
 
 
 @lru_cache(maxsize=_WORD_CACHE)

@@ -64,16 +64,15 @@ from rag.language.answer_types import (
     AnswerType,
     answer_type,
     asking_words,
+    asks_through_a_shell,
     is_frame,
     is_name,
-    is_shell,
     names_a_part_of_day,
     names_a_time,
     names_the_answer,
 )
 from rag.language.derivation import families, place_families, written
 from rag.language.keys import unaccent
-from rag.language.question_classes import asks_for_something
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
@@ -424,9 +423,7 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     ]
     kind = answer_type(forms, every, lang)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in q.all_words)
-    shelled = asks_for_something(forms, lang) and any(
-        is_shell(lemmas_of(w), w.form, lang) for w in q.all_words
-    )
+    shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in q.all_words], lang)
     asking = interrogative_words(retrieval)
     named = [
         w
