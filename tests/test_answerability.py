@@ -802,6 +802,25 @@ def test_a_czech_name_stands_as_its_adjective_not_as_any_word_of_its_letters(
     assert all(by.values()) is matched, a.as_dict()
 
 
+@pytest.mark.parametrize(
+    ("question", "passage", "matched"),
+    [
+        ("Kolik lidí sedí v brněnské kanceláři?", "Pět lidí pracuje v kanceláři v Brně.", True),
+        ("Kolik lidí sedí v pražské kanceláři?", "Pět lidí pracuje v kanceláři v Praze.", True),
+        ("Kolik lidí sedí v pražské kanceláři?", "Pět lidí pracuje v kanceláři v Brně.", False),
+    ],
+)
+def test_a_relational_adjective_the_corpus_lacks_meets_its_name(
+    question: str, passage: str, matched: bool
+) -> None:
+    # the adjective is in no chunk (df 0): its own keys cannot meet it, the name's letters can
+    adjective = next(w for w in question.split() if w.endswith("ské"))
+    needs = _needs(question, "cs", absent=(adjective,))
+    a = assess(passage, "cs", needs, 2, True)
+    by = {f["word"]: f["matched_by"] for f in a.focus}
+    assert (by.get(adjective) is not None) is matched, a.as_dict()
+
+
 def test_a_token_only_the_title_holds_is_not_absent() -> None:
     needs = _needs("Wie alt war Novak, als er im Hallenpokal 50 spielte?", "de", absent=("50",))
     assert needs.absent == ("50",)

@@ -296,31 +296,31 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 10, 5, 6, 6, 5, 4, 3, 6, 4, 5, 3 and 4 documents, and two long documents). Each holds a floor
 # just below what the shipped profile measures on it (recalled answerable cases at least,
 # not_found cases answered at most), so that any regression fails; docs/evaluation.md gives the
-# figures. Measured (recalled/answerable, answered/not_found): natural 36/45, 7/35; heldout
-# 32/40, 5/40; druzstvo 15/19, 1/11; knihovna 22/25, 1/15; sportklub 30/35, 0/21; ordinace 17/21
-# or 18/21 (ordinace-017 sits at the edge), 0/10; obec 23/26, 1/13; eshop 22/27, 1/13; hrad
-# 19/20, 0/8; autoservis 16/20, 0/9; skolka 17/23, 2/10; penzion 20/22, 0/9; helpdesk 22/26,
-# 1/13; svj 16/20, 3/9; veterina 16/20, 1/9; pojistovna 15/20, 4/9; posilovna 14/17, 1/8;
+# figures. Measured (recalled/answerable, answered/not_found): natural 36/45, 8/35; heldout
+# 33/40, 5/40; druzstvo 15/19, 1/11; knihovna 22/25, 1/15; sportklub 31/36, 0/22; ordinace 17/21
+# or 18/21 (ordinace-017 sits at the edge), 0/10; obec 23/26, 1/13; eshop 24/29, 1/15; hrad
+# 19/20, 0/8; autoservis 17/21, 0/10; skolka 18/24, 2/11; penzion 20/22, 0/9; helpdesk 22/26,
+# 1/13; svj 16/20, 3/9; veterina 16/20, 1/9; pojistovna 16/22, 4/11; posilovna 14/17, 1/8;
 # jazykovka 13/18, 1/8. One case of slack each way for the fourth-decimal differences of the
 # vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
-    "natural": (35, 8),
-    "heldout": (31, 6),
+    "natural": (35, 9),
+    "heldout": (32, 6),
     "druzstvo": (14, 2),
     "knihovna": (21, 2),
-    "sportklub": (29, 1),
+    "sportklub": (30, 1),
     "ordinace": (16, 1),
     "obec": (22, 2),
-    "eshop": (21, 2),
+    "eshop": (23, 2),
     "hrad": (18, 1),
-    "autoservis": (15, 1),
-    "skolka": (16, 3),
+    "autoservis": (16, 1),
+    "skolka": (17, 3),
     "penzion": (19, 1),
     "helpdesk": (21, 2),
     "svj": (15, 4),
     "veterina": (15, 2),
-    "pojistovna": (14, 5),
+    "pojistovna": (15, 5),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
 }

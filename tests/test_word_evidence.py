@@ -28,7 +28,7 @@ def _word(surface: str, df: int, keys: tuple[str, ...] | None = None) -> Word:
         # a word the corpus lacks is never "almost" there by its prefix, but its family counts
         (0, {"p:zele"}, None, 0.0),
         (0, {"p:zele", "f:zel"}, "family", PREFIX_CREDIT),
-        (3, {"l:zelená", "n:zele"}, None, 0.0),
+        (3, {"l:zelená", "n:zele"}, None, 0.0),  # no key of the word's
         (3, set(), None, 0.0),
     ],
 )
@@ -38,6 +38,16 @@ def test_a_word_matches_by_its_best_kind_of_key(
     words = QuestionWords([_word("zelený", df)], N, PREFIX_CREDIT)
     [evidence], _, _ = words.evidence(matched)
     assert (evidence.matched_by, evidence.credit) == (by, credit)
+
+
+def test_a_relational_adjective_meets_its_name_as_a_family() -> None:
+    # "brněnské", in no chunk, asks for the first letters of "Brně" (names.relational_keys)
+    word = Word("brněnské", ("l:brnensky", "s:brnensk", "p:brne", "n:brne"), 0, True, 1.0)
+    words = QuestionWords([word], N, PREFIX_CREDIT)
+    assert [(e.matched_by, e.credit) for e in words.evidence({"n:brne"})[0]] == [
+        ("family", PREFIX_CREDIT)
+    ]
+    assert words.evidence({"p:brne"})[0][0].matched_by is None  # a prefix alone: no
 
 
 def test_coverage_counts_rare_words_and_support_every_word_by_idf() -> None:
@@ -63,7 +73,9 @@ def _compared(word: Word, matched: set[str], prefix_credit: float) -> tuple[str 
     """A word's match as the filter read it before the index: every key against ``matched``."""
     kinds = [("l", "lemma"), ("s", "stem"), ("p", "prefix"), ("f", "family")]
     for kind, by in kinds:
-        if (kind != "p" or word.df > 0) and any(k in matched for k in word.keys if k[0] == kind):
+        # a relational adjective's name ("n:") is met as a family is
+        of_kind = [k for k in word.keys if k[0] == kind or (kind == "f" and k[:2] == "n:")]
+        if (kind != "p" or word.df > 0) and any(k in matched for k in of_kind):
             return by, 1.0 if kind in "ls" else prefix_credit
     return None, 0.0
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from rag.language.derivation import families, finite_verb, held_families, place_families, written
-from rag.language.keys import analyze, unaccent
+from rag.language.keys import analyze, search_keys, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
-from rag.language.names import name_key
+from rag.language.names import name_key, relational_keys
 from rag.language.question_classes import asks_for_something, contact_tokens, definitional
 
 
@@ -52,6 +52,17 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("vrátíte", "vracejte"),  # a -tit verb's "t" is "c" in its imperfective and verbal noun
         ("hodnotit", "hodnocení"),
         ("zaplatit", "placení"),
+        ("vrátit", "vrácený"),  # and in its passive participle
+        # a -dit verb's "d" is "z" there, where the dictionary knows the verb in -dit
+        ("vyřídit", "vyřízení"),
+        ("poškodit", "poškozený"),
+        ("zobrazit", "zobrazení"),  # a -zit verb keeps its own "z"
+        ("ukončit", "ukončení"),  # a verb's "č" is its own, no "t"
+        ("doručíme", "doručení"),
+        ("zranil", "zranění"),  # the participle in -ěný and the noun in -ění of -nit verbs
+        ("změnit", "změněný"),
+        ("posunout", "posunutý"),  # a participle in -tý
+        ("použít", "použitý"),
         # the prefixed verbs of motion and their nouns of the iterative stem
         ("odjet", "odjezdu"),
         ("přijedete", "příjezdem"),
@@ -130,6 +141,7 @@ def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
         *("otevírací", "otevřeno", "ztrátě", "týden", "pronájem", "týdně", "vracejte"),
         *("odjedete", "odjel", "přijde", "přišla", "odešel", "vejděte", "vyšli"),
         *("přivádějte", "přívod", "přinášíme", "odvoz", "odvážíme", "přijetí", "přijat"),
+        *("vyřízení", "poškozený", "vrácený", "ukončení", "zranění"),
     ):
         root = held_families(word, "cs")[0]
         assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)
@@ -209,6 +221,17 @@ def test_a_word_is_no_verb_form_without_the_dictionarys_infinitive(word: str) ->
 )
 def test_an_inflected_name_meets_its_base_form(lang: str, inflected: str, base: str) -> None:
     assert name_key(inflected, lang) == name_key(base, lang) is not None
+
+
+def test_a_relational_adjective_asks_for_the_first_letters_of_its_name() -> None:
+    def keys(word: str) -> tuple[str, ...]:
+        prefixes = [k for t in analyze(word, "cs") for k in search_keys(t) if k[0] == "p"]
+        return relational_keys(word, prefixes, "cs")
+
+    assert keys("brněnské") == ("n:brne",)  # Brno, Brně
+    assert keys("pražští") == ("n:praz",)  # Praha, Praze
+    # other adjectives derive from no name; a capitalized word is a name of its own
+    assert keys("obchodní") == keys("zelený") == keys("Brněnské") == ()
 
 
 def test_name_stems_are_for_capitalized_words_and_keep_names_apart() -> None:

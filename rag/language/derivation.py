@@ -93,7 +93,15 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         # passive participles (otevřený, vybraný: otevřít, vybrat); a participle keeps its
         # prefix, as an adjective does (povolený is no "volat")
         ("ený", False),
+        ("ěný", False),
         ("aný", False),
+        # and those in -tý of the verbs whose verbal noun ends in -tí (zapnutý, přehřátý,
+        # použitý, zakrytý)
+        ("nutý", False),
+        ("átý", False),
+        ("itý", False),
+        ("ytý", False),
+        ("utý", False),
         # abstract and action nouns
         ("ství", False),
         ("ost", False),
@@ -219,11 +227,9 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
         root, verbal = stem, True  # prasklý / prasknout
     if not verbal:
         root = _fixed_e(root, lang)
+    if ending in _IOTATED and lang == "cs":
+        root = _iotated(root)
     root = _plain_end(root)
-    if verbal and ending in _IOTATED and root.endswith("c") and lang == "cs":
-        # vracet / vrátit, hodnocení / hodnotit: the -tit verb's imperfective and verbal noun
-        # spell its "t" as "c"
-        root = root[:-1] + "t"
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
@@ -321,8 +327,21 @@ def _alternating_root(lemma: str, lang: str) -> str | None:
     return None
 
 
-# The endings after which a verb's "t" is spelled "c" (vrátit: vracet, vracení, vracejí).
-_IOTATED = frozenset({"et", "ět", "ení", "ění", "eje", "ejí"})
+# The endings after which a verb's "t" is spelled "c" and its "d" "z" (vrátit: vracet, vracení,
+# vracejí, vrácený; vyřídit: vyřízení, vyřízený).
+_IOTATED = frozenset({"et", "ět", "ení", "ění", "eje", "ejí", "ený", "ěný"})
+
+
+def _iotated(root: str) -> str:
+    """A -tit or -dit verb's root as its imperfective, verbal noun or participle spells it
+    (vracet, hodnocení, vrácený; vyřízení, poškozený), with the verb's consonant back: the
+    "c" of a "t" always (a verb's "č" is its own: ukončit / ukončení), the "z" of a "d" where
+    the dictionary knows the verb in -dit (zobrazení is of zobrazit, vyřízení of vyřídit)."""
+    if root.endswith("c"):
+        return root[:-1] + "t"
+    if root.endswith("z") and _known(root[:-1] + "dit", "cs"):
+        return root[:-1] + "d"
+    return root
 
 
 def _known(word: str, lang: str) -> bool:
@@ -487,6 +506,8 @@ def written(key: str) -> tuple[str, ...]:
             spellings += [root[: -len(stem)] + other for other in others]  # přived: přivádět
     if len(root) > 2 and root.endswith("t"):
         spellings.append(root[:-1] + "c")  # vrat: vracet
+    if len(root) > 2 and root.endswith("d"):
+        spellings.append(root[:-1] + "z")  # vyrid: vyrizeni
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
         if root.endswith("r"):
             spellings.append(root[:-1] + "ir")

@@ -15,11 +15,16 @@ and Slovak, which decline names alike, and Polish, whose case endings overlap th
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from rag.language.keys import unaccent
 
 NAME_KEY = "N:"  # a name's stem as a key (sentence keys, question needs)
+# the first letters of a passage's name or of an adjective derived from one ("n:brne" of "Brně",
+# rag.search.answerability): a question's name meets its adjective by them, and the other way
+NAMED_KEY = "n:"
 
 _MIN_STEM = 2
 _ENDINGS: dict[str, tuple[str, ...]] = {
@@ -155,3 +160,23 @@ def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
         for k in at:
             out.setdefault(k, []).append(ACRONYM_KEY + initials)
     return {i: tuple(dict.fromkeys(keys)) for i, keys in out.items()}
+
+
+# The relational adjectives of Czech and Slovak: -ský and -cký ("brněnský" of Brno, "americký" of
+# Amerika, "pražští" of Praha), which name the place or the person they are derived from.
+_RELATIONAL: dict[str, re.Pattern[str]] = {
+    "cs": re.compile(r"(?:sk|ck)(?:ý|á|é|ého|ému|ém|ým|ých|ými|ou)$|(?:št|čt)í$"),
+    "sk": re.compile(r"(?:sk|ck)(?:ý|á|é|ého|ému|om|ým|ých|ými|ou|í)$"),
+}
+
+
+def relational_keys(surface: str, prefixes: Iterable[str], lang: str) -> tuple[str, ...]:
+    """The name keys a question's relational adjective asks for: the first letters of the name
+    it is derived from ("brněnské" of "v brněnské kanceláři": "n:brne" of a passage's "v Brně"),
+    as a question's name asks for its adjective. ``prefixes``: the word's prefix keys ("p:").
+    None for any other word. A caller asks only for an adjective the corpus does not hold:
+    where it does, its own keys meet it."""
+    pattern = _RELATIONAL.get(lang)
+    if pattern is None or not surface.islower() or pattern.search(surface) is None:
+        return ()
+    return tuple(NAMED_KEY + k[2:] for k in prefixes if k.startswith("p:"))

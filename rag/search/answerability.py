@@ -77,7 +77,14 @@ from rag.language.keys import (
     tokenize,
 )
 from rag.language.lemmas import nominal_lemma
-from rag.language.names import acronym_keys, is_acronym, name_key, question_acronym_keys
+from rag.language.names import (
+    NAMED_KEY,
+    acronym_keys,
+    is_acronym,
+    name_key,
+    question_acronym_keys,
+    relational_keys,
+)
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.search import stored_analysis
@@ -88,6 +95,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 23: the iotated roots of -tit and -dit verbs in their verbal nouns and participles (vyřídit /
+# vyřízení, vrátit / vrácený; a verb's "č" its own: ukončit / ukončení), the participles in -ěný
+# and -tý (zraněný, posunutý: derivation._iotated);
 # 22: the cue nouns of persons and places in a case the lemmatizer lacks, by their stem ("na
 # webu": answer_types._unknown_stems);
 # 21: the verbs whose stem alternates hold one root (přivést / přivádět / přívod, přijmout /
@@ -107,7 +117,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 22
+ANALYSIS_VERSION = 23
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +246,7 @@ def _written_otherwise(text: str, tokens: list[Token], lang: str) -> list[str]:
     for t in tokens:
         surface = t.surface
         if t.prefix and (surface[0].isupper() or _adjective(surface, lang)):
-            out.append(f"n:{t.prefix}")
+            out.append(NAMED_KEY + t.prefix)
         compound = numeral_compound(surface) if has_digit(surface) else None
         if compound is not None:
             out += [f"l:{n}" for n in compound.numbers]
@@ -383,7 +393,7 @@ def question_needs(
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
-            prefixes = tuple(f"n:{k[2:]}" for k in prefixes)  # a name or its adjective
+            prefixes = tuple(NAMED_KEY + k[2:] for k in prefixes)  # a name or its adjective
             last = required[-1] if required else None
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
@@ -402,6 +412,7 @@ def question_needs(
             ) or finite_verb(w.surface, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
+            named_by = relational_keys(w.surface, prefixes, lang) if df == 0 else ()
             need = Need(
                 w.surface,
                 keys,
@@ -410,7 +421,7 @@ def question_needs(
                 prefixes,
                 form=w.form,
                 verb=predicate,
-                related=families(w.surface, lang) + placed(w.surface) + spelled,
+                related=families(w.surface, lang) + placed(w.surface) + spelled + named_by,
             )
             ranked.append((int(verb), df, i, need))
         else:

@@ -14,12 +14,24 @@ import math
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
+from rag.language.names import NAMED_KEY
+
 # A word matches by the best kind of key it shares with the candidate, in this order; a rank
 # past the last means unmatched.
 _KINDS = "lspf"
 _MATCHED_BY = ("lemma", "stem", "prefix", "family")
 _UNMATCHED = len(_KINDS)
 _PREFIX, _FAMILY = 2, 3
+
+
+def is_named(key: str) -> bool:
+    """Whether a question word's key is the name a relational adjective is derived from
+    (rag.language.names.relational_keys): it matches as a family key does."""
+    return key.startswith(NAMED_KEY)
+
+
+def _rank(key: str) -> int:
+    return _FAMILY if is_named(key) else _KINDS.find(key[0])
 
 
 def idf(df: int, n: int) -> float:
@@ -65,7 +77,7 @@ class QuestionWords:
         self._index: dict[str, list[tuple[int, int]]] = {}
         for i, w in enumerate(self.words):
             for k in w.keys:
-                rank = _KINDS.find(k[0])
+                rank = _rank(k)
                 # A word the corpus does not contain cannot be "almost" in a chunk: its prefix
                 # twin ("vydělává" ~ "výdejní") is a different word.
                 if rank < 0 or (rank == _PREFIX and w.df == 0):
@@ -93,7 +105,7 @@ class QuestionWords:
             for w, rank in zip(self.words, ranks, strict=True)
             if rank == _UNMATCHED
             for k in w.keys
-            if k[0] == "f"
+            if k[0] == "f" or is_named(k)
         }
 
     def evidence(
