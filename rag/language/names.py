@@ -174,7 +174,7 @@ def relational_keys(surface: str, prefixes: Iterable[str], lang: str) -> tuple[s
     """The name keys a question's relational adjective asks for: the first letters of the name
     it is derived from ("brněnské" of "v brněnské kanceláři": "n:brne" of a passage's "v Brně"),
     as a question's name asks for its adjective. ``prefixes``: the word's prefix keys ("p:").
-    None for any other word. A caller asks only for an adjective the corpus does not hold:
+    Nothing for any other word. A caller asks only for an adjective the corpus does not hold:
     where it does, its own keys meet it."""
     pattern = _RELATIONAL.get(lang)
     if pattern is None or not surface.islower() or pattern.search(surface) is None:
