@@ -225,8 +225,8 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
                 break
     if (stem := _participle_stem(lemma, lang)) is not None:
         root, verbal = stem, True  # prasklý / prasknout
-    if not verbal:
-        root = _fixed_e(root, lang)
+    if not verbal and ending not in _IOTATED:
+        root = _fixed_e(root, lang)  # a participle's root is its verb's: no mobile "e"
     if ending in _IOTATED and lang == "cs":
         root = _iotated(root)
     root = _plain_end(root)
@@ -333,15 +333,34 @@ _IOTATED = frozenset({"et", "ět", "ení", "ění", "eje", "ejí", "ený", "ěn�
 
 
 def _iotated(root: str) -> str:
-    """A -tit or -dit verb's root as its imperfective, verbal noun or participle spells it
-    (vracet, hodnocení, vrácený; vyřízení, poškozený), with the verb's consonant back: the
-    "c" of a "t" always (a verb's "č" is its own: ukončit / ukončení), the "z" of a "d" where
-    the dictionary knows the verb in -dit (zobrazení is of zobrazit, vyřízení of vyřídit)."""
+    """A verb's root as its imperfective, verbal noun or participle spells it (vracet,
+    hodnocení, vrácený; vyřízení, poškozený; dosažení, navržený, zamčený), with the verb's
+    consonant back: the "c" of a "t" always (a verb's "č" is its own: ukončit / ukončení); the
+    "z" of a "d" where the dictionary knows the verb in -dit (zobrazení is of zobrazit,
+    vyřízení of vyřídit); and the "ž" of an "h", the "č" of a "k" where it knows the verb in
+    -hnout or -knout, its root's vowel long or short (dosáhnout / dosažení, zamknout /
+    zamčený; snížení is of snížit)."""
     if root.endswith("c"):
         return root[:-1] + "t"
     if root.endswith("z") and _known(root[:-1] + "dit", "cs"):
         return root[:-1] + "d"
+    velar = {"ž": "h", "č": "k"}.get(root[-1:])
+    if velar is not None:
+        for stem in dict.fromkeys((root[:-1], _lengthened(root[:-1]))):
+            if _known(stem + velar + "nout", "cs"):
+                return stem + velar
     return root
+
+
+_LONG = str.maketrans({"a": "á", "e": "é", "i": "í", "u": "ú", "y": "ý"})
+
+
+def _lengthened(stem: str) -> str:
+    """The stem with its last vowel long (dosah: dosáh), as the verb may spell it."""
+    for i in range(len(stem) - 1, -1, -1):
+        if stem[i] in "aeiuy":
+            return stem[:i] + stem[i].translate(_LONG) + stem[i + 1 :]
+    return stem
 
 
 def _known(word: str, lang: str) -> bool:
@@ -508,6 +527,10 @@ def written(key: str) -> tuple[str, ...]:
         spellings.append(root[:-1] + "c")  # vrat: vracet
     if len(root) > 2 and root.endswith("d"):
         spellings.append(root[:-1] + "z")  # vyrid: vyrizeni
+    if len(root) > 2 and root.endswith("h"):
+        spellings.append(root[:-1] + "z")  # dosah: dosazeni
+    if len(root) > 2 and root.endswith("k"):
+        spellings.append(root[:-1] + "c")  # zamk: zamceny
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
         if root.endswith("r"):
             spellings.append(root[:-1] + "ir")

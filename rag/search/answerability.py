@@ -95,6 +95,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 24: the velar's iotation in the participles and verbal nouns of -hnout and -knout verbs
+# (dosáhnout / dosažení, zamknout / zamčený), a participle's root without a mobile "e";
 # 23: the iotated roots of -tit and -dit verbs in their verbal nouns and participles (vyřídit /
 # vyřízení, vrátit / vrácený; a verb's "č" its own: ukončit / ukončení), the participles in -ěný
 # and -tý (zraněný, posunutý: derivation._iotated);
@@ -117,7 +119,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 23
+ANALYSIS_VERSION = 24
 
 
 @dataclass(frozen=True, slots=True)
