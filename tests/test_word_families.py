@@ -231,12 +231,14 @@ def test_an_inflected_name_meets_its_base_form(lang: str, inflected: str, base: 
 def test_a_relational_adjective_asks_for_the_first_letters_of_its_name() -> None:
     def keys(word: str) -> tuple[str, ...]:
         prefixes = [k for t in analyze(word, "cs") for k in search_keys(t) if k[0] == "p"]
-        return relational_keys(word, prefixes, "cs")
+        return relational_keys(word, prefixes, 0, "cs")
 
     assert keys("brněnské") == ("n:brne",)  # Brno, Brně
     assert keys("pražští") == ("n:praz",)  # Praha, Praze
     # other adjectives derive from no name; a capitalized word is a name of its own
     assert keys("obchodní") == keys("zelený") == keys("Brněnské") == ()
+    # an adjective the corpus holds meets itself
+    assert relational_keys("brněnské", ["p:brne"], 3, "cs") == ()
 
 
 def test_name_stems_are_for_capitalized_words_and_keep_names_apart() -> None:

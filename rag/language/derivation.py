@@ -352,6 +352,9 @@ def _iotated(root: str) -> str:
     return root
 
 
+# How an iotated root's last consonant is spelled, unaccented, in the words _iotated reads.
+_IOTATED_SPELLING = {"t": "c", "d": "z", "h": "z", "k": "c"}
+
 _LONG = str.maketrans({"a": "á", "e": "é", "i": "í", "u": "ú", "y": "ý"})
 
 
@@ -507,7 +510,7 @@ def _fixed_e(root: str, lang: str) -> str:
 
 def written(key: str) -> tuple[str, ...]:
     """How a family key's root is spelled, unaccented, in the words that hold it: as it is, with
-    a final "t" as "c" (vrat: vracet), with the -ír- of an imperfective (otevr: otevřít,
+    its last consonant as iotated (vrat: vracet, vyrid: vyrizeni), with the -ír- of an imperfective (otevr: otevřít,
     otevírat), with a mobile "e" (tydn: týden) and as a verb of motion's own stem (odjezd:
     odjet)."""
     root = unaccent(family_root(key))
@@ -523,14 +526,9 @@ def written(key: str) -> tuple[str, ...]:
     for stem, others in _ALTERNATING_SPELLINGS:
         if root.endswith(stem) and len(root) > len(stem):
             spellings += [root[: -len(stem)] + other for other in others]  # přived: přivádět
-    if len(root) > 2 and root.endswith("t"):
-        spellings.append(root[:-1] + "c")  # vrat: vracet
-    if len(root) > 2 and root.endswith("d"):
-        spellings.append(root[:-1] + "z")  # vyrid: vyrizeni
-    if len(root) > 2 and root.endswith("h"):
-        spellings.append(root[:-1] + "z")  # dosah: dosazeni
-    if len(root) > 2 and root.endswith("k"):
-        spellings.append(root[:-1] + "c")  # zamk: zamceny
+    if len(root) > 2 and root[-1] in _IOTATED_SPELLING:
+        # as _iotated undid it: vrat: vracet, vyrid: vyrizeni, dosah: dosazeni, zamk: zamceny
+        spellings.append(root[:-1] + _IOTATED_SPELLING[root[-1]])
     if len(root) > 2 and root[-1] not in _VOWELS and root[-2] not in _VOWELS:
         if root.endswith("r"):
             spellings.append(root[:-1] + "ir")

@@ -170,13 +170,13 @@ _RELATIONAL: dict[str, re.Pattern[str]] = {
 }
 
 
-def relational_keys(surface: str, prefixes: Iterable[str], lang: str) -> tuple[str, ...]:
+def relational_keys(surface: str, keys: Iterable[str], df: int, lang: str) -> tuple[str, ...]:
     """The name keys a question's relational adjective asks for: the first letters of the name
     it is derived from ("brněnské" of "v brněnské kanceláři": "n:brne" of a passage's "v Brně"),
-    as a question's name asks for its adjective. ``prefixes``: the word's prefix keys ("p:").
-    Nothing for any other word. A caller asks only for an adjective the corpus does not hold:
-    where it does, its own keys meet it."""
+    as a question's name asks for its adjective. ``keys``: the word's keys (its prefix keys,
+    "p:", give the letters); ``df``: the chunks that hold the word. Nothing for any other word,
+    nor for an adjective the corpus holds: there its own keys meet it."""
     pattern = _RELATIONAL.get(lang)
-    if pattern is None or not surface.islower() or pattern.search(surface) is None:
+    if df > 0 or pattern is None or not surface.islower() or pattern.search(surface) is None:
         return ()
-    return tuple(NAMED_KEY + k[2:] for k in prefixes if k.startswith("p:"))
+    return tuple(NAMED_KEY + k[2:] for k in keys if k.startswith("p:"))

@@ -414,7 +414,6 @@ def question_needs(
             ) or finite_verb(w.surface, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
-            named_by = relational_keys(w.surface, prefixes, lang) if df == 0 else ()
             need = Need(
                 w.surface,
                 keys,
@@ -423,7 +422,10 @@ def question_needs(
                 prefixes,
                 form=w.form,
                 verb=predicate,
-                related=families(w.surface, lang) + placed(w.surface) + spelled + named_by,
+                related=families(w.surface, lang)
+                + placed(w.surface)
+                + spelled
+                + relational_keys(w.surface, prefixes, df, lang),
             )
             ranked.append((int(verb), df, i, need))
         else:

@@ -73,14 +73,14 @@ from rag.language.answer_types import (
 )
 from rag.language.derivation import families, place_families, written
 from rag.language.keys import unaccent
-from rag.language.names import relational_keys
+from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
 from rag.search.pull import PULL_OFF
 from rag.search.retrieve import Candidate, Retrieval, read_analyses
-from rag.search.word_evidence import QuestionWords, Word, WordEvidence, idf, is_named
+from rag.search.word_evidence import QuestionWords, Word, WordEvidence, idf, met_as_family
 from rag.settings import Settings
 
 
@@ -222,8 +222,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word;
         # in a question for a place, the place of its action too ("zaparkovat": parkoviště)
         keys += families(w.surface, lang)
-        if df == 0:  # "brněnské" asks for the passage's "Brně"
-            keys += relational_keys(w.surface, w.keys, lang)
+        keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
         if needs is not None and needs.answer_type == "place":
             keys += place_families(w.surface, lang)
         # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
@@ -232,9 +231,15 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight, optional))
     counted = [w for w in words if not w.optional]
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
-    related = frozenset(k for w in words for k in w.keys if k[0] == "f" or is_named(k))
+    related = frozenset(k for w in words for k in w.keys if met_as_family(k))
     weighed = QuestionWords(words, n, params.prefix_credit)
-    roots = [(k, spelled) for k in related for spelled in written(k)]
+    # how each is spelled in a chunk's unaccented text: a family's root in its words' forms, a
+    # name's first letters as they are
+    roots = [
+        (k, spelled)
+        for k in related
+        for spelled in (written(k) if k[0] == "f" else (k[len(NAMED_KEY) :],))
+    ]
     # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
     # knowledge base for its own: the passage nearest to it answers when its window holds one.
     bare = (

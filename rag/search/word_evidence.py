@@ -24,14 +24,14 @@ _UNMATCHED = len(_KINDS)
 _PREFIX, _FAMILY = 2, 3
 
 
-def is_named(key: str) -> bool:
-    """Whether a question word's key is the name a relational adjective is derived from
-    (rag.language.names.relational_keys): it matches as a family key does."""
-    return key.startswith(NAMED_KEY)
+def met_as_family(key: str) -> bool:
+    """Whether a question word's key matches as a family key does: a family's root ("f:"), or
+    the name a relational adjective is derived from (rag.language.names.relational_keys)."""
+    return key[0] == "f" or key.startswith(NAMED_KEY)
 
 
 def _rank(key: str) -> int:
-    return _FAMILY if is_named(key) else _KINDS.find(key[0])
+    return _FAMILY if met_as_family(key) else _KINDS.find(key[0])
 
 
 def idf(df: int, n: int) -> float:
@@ -105,7 +105,7 @@ class QuestionWords:
             for w, rank in zip(self.words, ranks, strict=True)
             if rank == _UNMATCHED
             for k in w.keys
-            if k[0] == "f" or is_named(k)
+            if met_as_family(k)
         }
 
     def evidence(
