@@ -9,7 +9,7 @@ import pytest
 from rag.language.derivation import families, finite_verb, held_families, place_families, written
 from rag.language.keys import analyze, search_keys, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
-from rag.language.names import name_key, relational_keys
+from rag.language.names import adjective_name_keys, name_key, relational_keys
 from rag.language.question_classes import asks_for_something, contact_tokens, definitional
 
 
@@ -239,6 +239,17 @@ def test_a_relational_adjective_asks_for_the_first_letters_of_its_name() -> None
     assert keys("obchodní") == keys("zelený") == keys("Brněnské") == ()
     # an adjective the corpus holds meets itself
     assert relational_keys("brněnské", ["p:brne"], 3, "cs") == ()
+
+
+def test_a_relational_adjective_gives_the_first_letters_of_its_name() -> None:
+    assert adjective_name_keys("Barmští", "cs") == ("r:barm",)  # Barma
+    assert adjective_name_keys("eritrejská", "cs") == ("r:erit",)  # Eritrea
+    # -cký of a name in -k: the name's "k" as well (Irák, Iráku)
+    assert adjective_name_keys("iráckého", "cs") == ("r:irac", "r:irak")
+    assert adjective_name_keys("iráčtí", "cs") == ("r:irac", "r:irak")
+    assert adjective_name_keys("americký", "cs") == ("r:amer",)
+    assert adjective_name_keys("zelený", "cs") == adjective_name_keys("Barman", "cs") == ()
+    assert adjective_name_keys("irácký", "de") == ()
 
 
 def test_name_stems_are_for_capitalized_words_and_keep_names_apart() -> None:

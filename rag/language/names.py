@@ -19,12 +19,16 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from rag.language.keys import unaccent
+from rag.language.keys import PREFIX_LEN, unaccent
 
 NAME_KEY = "N:"  # a name's stem as a key (sentence keys, question needs)
 # the first letters of a passage's name or of an adjective derived from one ("n:brne" of "Brně",
 # rag.search.answerability): a question's name meets its adjective by them, and the other way
 NAMED_KEY = "n:"
+# the first letters of the name a passage's relational adjective is derived from ("r:barm" of
+# "Barmští", "r:irak" of "irácký"): a question's name meets it even where the corpus never
+# writes the name itself (names.adjective_name_keys)
+RELATIONAL_KEY = "r:"
 
 _MIN_STEM = 2
 _ENDINGS: dict[str, tuple[str, ...]] = {
@@ -180,3 +184,29 @@ def relational_keys(surface: str, keys: Iterable[str], df: int, lang: str) -> tu
     if df > 0 or pattern is None or not surface.islower() or pattern.search(surface) is None:
         return ()
     return tuple(NAMED_KEY + k[2:] for k in keys if k.startswith("p:"))
+
+
+# -cký of a name in -k, -ka, -ko: the velar palatalized before the suffix (Irák / irácký, Afrika /
+# africký), unaccented; -čtí is the masculine animate plural ("iráčtí")
+_PALATALIZED = re.compile(r"(?:ck(?:y|a|e|eho|emu|em|ym|ych|ymi|ou|i)|cti)$")
+
+
+def adjective_name_keys(surface: str, lang: str) -> tuple[str, ...]:
+    """The keys a passage's relational adjective gives the name it is derived from: its own
+    first letters ("Barmští": r:barm), and where its "c" stands for the name's "k", the name's
+    ("irácký": r:irak, as "Irák" begins). Nothing for any other word."""
+    pattern = _RELATIONAL.get(lang)
+    word = surface.lower()
+    if pattern is None or pattern.search(word) is None:
+        return ()
+    plain = unaccent(word)
+    out = [plain[:PREFIX_LEN]] if len(plain) > PREFIX_LEN else []
+    if (m := _PALATALIZED.search(plain)) is not None and m.start() >= PREFIX_LEN - 1:
+        out.append((plain[: m.start()] + "k")[:PREFIX_LEN])
+    return tuple(dict.fromkeys(RELATIONAL_KEY + p for p in out))
+
+
+def name_adjective_keys(keys: Iterable[str]) -> tuple[str, ...]:
+    """The keys by which a question's name meets a passage's adjective derived from it: the
+    name's first letters (its prefix keys, "p:") as :func:`adjective_name_keys` gives them."""
+    return tuple(RELATIONAL_KEY + k[2:] for k in keys if k.startswith("p:"))

@@ -80,7 +80,9 @@ from rag.language.lemmas import nominal_lemma
 from rag.language.names import (
     NAMED_KEY,
     acronym_keys,
+    adjective_name_keys,
     is_acronym,
+    name_adjective_keys,
     name_key,
     question_acronym_keys,
     relational_keys,
@@ -95,6 +97,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 25: a relational adjective's keys of the name it is derived from (Barmští: r:barm, irácký:
+# r:irak; names.adjective_name_keys);
 # 24: the velar's iotation in the participles and verbal nouns of -hnout and -knout verbs
 # (dosáhnout / dosažení, zamknout / zamčený), a participle's root without a mobile "e";
 # 23: the iotated roots of -tit and -dit verbs in their verbal nouns and participles (vyřídit /
@@ -119,7 +123,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 24
+ANALYSIS_VERSION = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +253,7 @@ def _written_otherwise(text: str, tokens: list[Token], lang: str) -> list[str]:
         surface = t.surface
         if t.prefix and (surface[0].isupper() or _adjective(surface, lang)):
             out.append(NAMED_KEY + t.prefix)
+            out += adjective_name_keys(surface, lang)
         compound = numeral_compound(surface) if has_digit(surface) else None
         if compound is not None:
             out += [f"l:{n}" for n in compound.numbers]
@@ -400,7 +405,9 @@ def question_needs(
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
             stem = name_key(w.surface, lang)
-            related = ((stem,) if stem is not None else ()) + spelled
+            # its adjective where the corpus has no word of the name itself ("v Barmě" over
+            # "Barmští opozičníci"), or spells the name's "k" as "c" ("z Iráku": "iráckého")
+            related = ((stem,) if stem is not None else ()) + spelled + name_adjective_keys(w.keys)
             required.append(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
