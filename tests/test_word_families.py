@@ -86,6 +86,13 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("přijato", "přijetí"),
         ("přijmout", "přijímací"),
         ("pronajímáte", "pronájmu"),
+        # a noun of a prefixed verb with the prefix's vowel long holds the verb's root, and
+        # the -dej nouns of dát's compounds theirs
+        ("měnit", "výměnu"),
+        ("vyměníme", "výměna"),
+        ("zakázat", "zákaz"),
+        ("prodávat", "prodeje"),
+        ("vydáváme", "výdej"),
     ],
 )
 def test_a_verb_its_noun_and_its_adjective_are_one_family(
@@ -130,6 +137,10 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("vedení", "převést"),
         ("vada", "přivádět"),
         ("zajímat", "přijímat"),
+        # a long prefix without a verb of the dictionary (zákon is no zakonání), and a noun of a
+        # short prefix, which names another thing than its verb (a shop)
+        ("konat", "zákon"),
+        ("chodit", "obchod"),
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:

@@ -225,6 +225,8 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
                 break
     if (stem := _participle_stem(lemma, lang)) is not None:
         root, verbal = stem, True  # prasklý / prasknout
+    elif not verbal and (made := _deverbal_root(lemma, root, lang)) is not None:
+        root, verbal = made, True  # výměna / vyměnit, prodej / prodat
     if not verbal and ending not in _IOTATED:
         root = _fixed_e(root, lang)  # a participle's root is its verb's: no mobile "e"
     if ending in _IOTATED and lang == "cs":
@@ -257,6 +259,37 @@ _MOTION: dict[str, dict[str, str]] = {
         "přejít": "přechod",
     },
 }
+
+
+# A noun made from a prefixed verb lengthens the prefix's vowel (vyměnit / výměna, zakázat /
+# zákaz, nastoupit / nástup); the nouns of dát's compounds end in -dej (prodat / prodej, vydat /
+# výdej), and the verbs end in one of these infinitive endings.
+_LONG_PREFIXES = (("vý", "vy"), ("zá", "za"), ("ná", "na"))
+_VERB_ENDINGS = ("it", "at", "et", "ět", "ovat")
+
+
+def _deverbal_root(lemma: str, root: str, lang: str) -> str | None:
+    """The root of a noun made from a verb with an aspectual prefix, spelled as the verb's
+    (výměna: vyměn, zákaz: zakaz, výdej: vyd, prodej: prod), or None: the verb is not in the
+    dictionary (zákon, zápas), the noun has no long prefix and is no -dej noun, or the language
+    has no table. The root is then a verb's, whose prefix comes off for an unprefixed word of
+    the family (měnit: výměna)."""
+    if lang != "cs":
+        return None
+    dej = lemma.endswith("dej") and len(lemma) > len("dej")
+    if dej:
+        root = lemma[: -len("ej")]
+    long = next((p for p in _LONG_PREFIXES if root.startswith(p[0])), None)
+    if long is not None:
+        root = long[1] + root[len(long[0]) :]
+    elif not (dej and any(root.startswith(p) for p in _PREFIXES[lang])):
+        # a noun with a short prefix often names another thing than its verb: obchod is no
+        # obcházení, podnik no podniknutí, doprava no dopravení
+        return None
+    for stem in dict.fromkeys((root, _lengthened(root))):
+        if any(_known(stem + e, lang) for e in _VERB_ENDINGS):
+            return root
+    return None
 
 
 def _motion_root(lemma: str, lang: str) -> str | None:

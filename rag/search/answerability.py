@@ -97,6 +97,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 26: a noun made from a prefixed verb holds the verb's root (výměna / vyměnit, prodej / prodat:
+# derivation._deverbal_root);
 # 25: a relational adjective's keys of the name it is derived from (Barmští: r:barm, irácký:
 # r:irak; names.adjective_name_keys);
 # 24: the velar's iotation in the participles and verbal nouns of -hnout and -knout verbs
@@ -123,7 +125,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 25
+ANALYSIS_VERSION = 26
 
 
 @dataclass(frozen=True, slots=True)
