@@ -842,6 +842,24 @@ def test_a_name_the_corpus_lacks_meets_its_adjective(
     assert (by[name] is not None) is matched, a.as_dict()
 
 
+@pytest.mark.parametrize(
+    ("passage", "met"),
+    [
+        # a word of the dictionary with another lemma is another word: the water main
+        ("Poruchu vodovodu hlaste na havarijní linku.", False),
+        # a word the dictionary lacks may be the question's in a derivation it does not list
+        ("Vodoměrných šachet se dotýkat nesmíte.", True),
+    ],
+)
+def test_a_known_focus_word_meets_by_its_first_letters_only_a_word_the_dictionary_lacks(
+    passage: str, met: bool
+) -> None:
+    needs = _needs("Kdy se budou měnit vodoměry?", "cs")
+    a = assess(passage, "cs", needs, 2, False)
+    by = {f["word"]: f["matched_by"] for f in a.focus}
+    assert (by["vodoměry"] == "prefix") is met, a.as_dict()
+
+
 def test_a_token_only_the_title_holds_is_not_absent() -> None:
     needs = _needs("Wie alt war Novak, als er im Hallenpokal 50 spielte?", "de", absent=("50",))
     assert needs.absent == ("50",)

@@ -146,6 +146,13 @@ def dictionary_words(lang: str) -> Mapping[str, Any] | None:
         return None
 
 
+def unknown_form(surface: str, lang: str) -> bool:
+    """Whether the language's dictionary lacks the word form, as written and in lower case
+    (False where the language has no dictionary: nothing is known to be unknown)."""
+    words = dictionary_words(lang)
+    return words is not None and surface not in words and surface.lower() not in words
+
+
 # The case forms of a Czech feminine surname (Kučerová, Kučerové, Kučerovou): an adjective's
 # endings after the suffix "-ov-".
 _FEMININE_SURNAME = ("ová", "ové", "ovou")

@@ -68,6 +68,7 @@ from rag.language.answer_types import (
 )
 from rag.language.derivation import families, finite_verb, held_families, place_families
 from rag.language.keys import (
+    PREFIX_LEN,
     Token,
     analyze,
     analyze_word,
@@ -76,7 +77,7 @@ from rag.language.keys import (
     stopword_forms,
     tokenize,
 )
-from rag.language.lemmas import nominal_lemma
+from rag.language.lemmas import dictionary_words, nominal_lemma, unknown_form
 from rag.language.names import (
     NAMED_KEY,
     acronym_keys,
@@ -97,6 +98,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 28: the first four letters of a word the dictionary lacks (u:) and the first five of every
+# word (q:), by which a focus word of the dictionary meets it;
 # 26: a noun made from a prefixed verb holds the verb's root (výměna / vyměnit, prodej / prodat:
 # derivation._deverbal_root);
 # 25: a relational adjective's keys of the name it is derived from (Barmští: r:barm, irácký:
@@ -125,7 +128,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 26
+ANALYSIS_VERSION = 28
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,8 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
         keys = frozenset(
             [
                 *(k for t in tokens for k in search_keys(t)),
+                # the first letters by which a focus word of the dictionary may meet the word
+                *_prefix_keys(tokens, lang),
                 # "10 000" and "10 tisíc" are one number to a reader, and a question types
                 # it "10000"
                 *(f"l:{value}" for _, value in number_values(part, lang)),
@@ -428,7 +433,7 @@ def question_needs(
                 keys,
                 df,
                 "focus",
-                prefixes,
+                _prefixes_met(w.surface, w.form, prefixes, lang),
                 form=w.form,
                 verb=predicate,
                 related=families(w.surface, lang)
@@ -481,6 +486,38 @@ def question_needs(
         _phrases(query, form_keys, focus, content),
     )
     return replace(needs, plan=_Plan(needs))
+
+
+# A sentence's keys of a word's first letters for a focus word the dictionary knows: the first
+# four of a word it lacks, the first five of any word (rag.language.lemmas).
+UNKNOWN_PREFIX = "u:"
+LONG_PREFIX = "q:"
+_LONG_PREFIX_LEN = PREFIX_LEN + 1
+
+
+def _prefix_keys(tokens: list[Token], lang: str) -> list[str]:
+    out = []
+    for t in tokens:
+        if not t.prefix:
+            continue
+        if len(t.form) >= _LONG_PREFIX_LEN:
+            out.append(LONG_PREFIX + t.form[:_LONG_PREFIX_LEN])
+        if unknown_form(t.surface, lang):
+            out.append(UNKNOWN_PREFIX + t.prefix)
+    return out
+
+
+def _prefixes_met(surface: str, form: str, prefixes: tuple[str, ...], lang: str) -> tuple[str, ...]:
+    """The prefix keys by which a focus word meets a window's word of its first letters: for a
+    word the dictionary lacks, whose relatives it cannot name, any word's first four ("p:");
+    for a word it knows, the first four of a word it lacks ("u:") and the first five of any
+    ("q:"). Two words of the dictionary that share only four letters are mostly two words
+    ("vodoměry" and "vodovodu", "stravenkovou" and "straně"); five are a root ("přesnosti" and
+    "přesné", "povodním" and "povodňová")."""
+    if dictionary_words(lang) is None or unknown_form(surface, lang):
+        return prefixes
+    longer = (LONG_PREFIX + form[:_LONG_PREFIX_LEN],) if len(form) >= _LONG_PREFIX_LEN else ()
+    return tuple(UNKNOWN_PREFIX + k[2:] for k in prefixes) + longer
 
 
 def _phrases(
@@ -714,8 +751,9 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
 def _focus_matched(
     need: Need, found: frozenset[str], beginnings: frozenset[str] = frozenset()
 ) -> str | None:
-    """A focus word matches by lemma or stem; if the corpus knows it, by its 4-letter prefix
-    ("otevřený" ~ "otevírací"); and any word by a shared beginning of 6+ letters, a derivation
+    """A focus word matches by lemma or stem; if the corpus knows it, by its first letters
+    (:func:`_prefixes_met`: four of a word the dictionary lacks, "otevřený" ~ "otevírací", five
+    of any other); and any word by a shared beginning of 6+ letters, a derivation
     the lemmatizer does not join ("rezervace" ~ "rezervujete", "třebíčský" ~ "Třebíči"). Four
     letters are too few for a word the corpus lacks ("kolibřík" ~ "kolik"). ``beginnings``: the
     window's words' first _DERIVED letters (Sentence.beginnings), a set lookup where comparing
