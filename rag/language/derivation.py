@@ -204,6 +204,11 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
     ending = lemma[len(root) :]
+    if lang == "cs" and ending == "ě" and root.endswith("n"):
+        # an adverb as its adjective: bezpečně of bezpečný, osobně of osobní
+        adjective = next((e for e in ("ý", "í") if _known(root + e, lang)), None)
+        if adjective is not None:
+            root, ending = root[:-1], "n" + adjective
     if (motion := _motion_root(lemma, lang)) is not None:
         root, verbal, ending = motion, True, ""  # odjet / odjezd, přijít / příchod
     elif (alternating := _alternating_root(lemma, lang)) is not None:
@@ -231,6 +236,8 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
         root = _fixed_e(root, lang)  # a participle's root is its verb's: no mobile "e"
     if ending in _IOTATED and lang == "cs":
         root = _iotated(root)
+    elif not verbal and lang == "cs":
+        root = _velar_ch(root, ending)
     root = _plain_end(root)
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
@@ -382,6 +389,15 @@ def _iotated(root: str) -> str:
         for stem in dict.fromkeys((root[:-1], _lengthened(root[:-1]))):
             if _known(stem + velar + "nout", "cs"):
                 return stem + velar
+    return root
+
+
+def _velar_ch(root: str, ending: str) -> str:
+    """An adjective's (and so its adverb's) root with the "ch" of its noun back, which Czech
+    spells "š" before -ný (úspěch / úspěšný / úspěšně, strach / strašný, hřích / hříšný), where
+    the dictionary knows the noun; any other root as it is."""
+    if ending in ("ný", "ní") and root.endswith("š") and _known(root[:-1] + "ch", "cs"):
+        return root[:-1] + "ch"
     return root
 
 
@@ -559,6 +575,8 @@ def written(key: str) -> tuple[str, ...]:
     for stem, others in _ALTERNATING_SPELLINGS:
         if root.endswith(stem) and len(root) > len(stem):
             spellings += [root[: -len(stem)] + other for other in others]  # přived: přivádět
+    if len(root) > 3 and root.endswith("ch"):
+        spellings.append(root[:-2] + "s")  # as _velar_ch undid it: uspech: uspesny
     if len(root) > 2 and root[-1] in _IOTATED_SPELLING:
         # as _iotated undid it: vrat: vracet, vyrid: vyrizeni, dosah: dosazeni, zamk: zamceny
         spellings.append(root[:-1] + _IOTATED_SPELLING[root[-1]])
