@@ -146,10 +146,12 @@ def dictionary_words(lang: str) -> Mapping[str, Any] | None:
         return None
 
 
-def unknown_form(surface: str, lang: str) -> bool:
+def unknown_form(surface: str, lang: str, words: Mapping[str, Any] | None = None) -> bool:
     """Whether the language's dictionary lacks the word form, as written and in lower case
-    (False where the language has no dictionary: nothing is known to be unknown)."""
-    words = dictionary_words(lang)
+    (False where the language has no dictionary: nothing is known to be unknown). ``words``:
+    the dictionary, when the caller has it at hand (:func:`dictionary_words`)."""
+    if words is None:
+        words = dictionary_words(lang)
     return words is not None and surface not in words and surface.lower() not in words
 
 

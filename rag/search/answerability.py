@@ -499,12 +499,13 @@ _LONG_PREFIX_LEN = PREFIX_LEN + 1
 
 def _prefix_keys(tokens: list[Token], lang: str) -> list[str]:
     out = []
+    words = dictionary_words(lang)
     for t in tokens:
         if not t.prefix:
             continue
         if len(t.form) >= _LONG_PREFIX_LEN:
             out.append(LONG_PREFIX + t.form[:_LONG_PREFIX_LEN])
-        if unknown_form(t.surface, lang):
+        if words is not None and unknown_form(t.surface, lang, words):
             out.append(UNKNOWN_PREFIX + t.prefix)
     return out
 
