@@ -118,6 +118,10 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("cký", False),
         ("ní", False),
         ("ný", False),
+        # the fees named after what they pay for (školné of škola, poštovné of pošta, jízdné
+        # of jízda, nájemné of nájem): a lemma in -né is such a noun, an adjective's is in -ný
+        ("ovné", False),
+        ("né", False),
         ("ací", False),
         ("ící", False),
         # a noun's own nominative ending ("oprava" / "opravit"), and an adverb's of its adjective
