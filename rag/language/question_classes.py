@@ -185,7 +185,7 @@ _WHO: dict[str, frozenset[str]] = {
 }
 
 
-# Russian asks who someone is by "кто такой" ("Кто такие руководители строительства?"), whoever
+# Russian asks who someone is by "кто такой" ("Кто такие члены комиссии?"), whoever
 # follows: the pronoun makes the question one of definition, names or not.
 _SUCH: dict[str, frozenset[str]] = {"ru": _table("такой такая такое такие")}
 

@@ -6,8 +6,8 @@ stage asks whether one candidate's *evidence window* answers it. The window is t
 sentences' keys computed with the chunk's own key code (:func:`rag.language.keys.search_keys`). Windows
 are ranked by the checks they pass, then by the idf-weighted share of the question's content
 words they hold, then longer and earlier first: the sentence that names the question's words is
-often next to the one that completes the answer ("... ein Elektrikunternehmen in Teslas Namen.
-Das Unternehmen installierte Lichtbogenbeleuchtungssysteme ..."), and the window is the
+often next to the one that completes the answer ("Die Firma Novák gründete 1998 ein Sägewerk.
+Das Werk lieferte Bretter in ganz Mähren."), and the window is the
 extractive answer. The checks, all inside the window:
 
 * required tokens: every identifier ("ZX-4411"), number and proper name of the question, by its
