@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -310,6 +310,13 @@ class ChunkKeys:
     tsvector: str  # PostgreSQL tsvector literal, keys sorted, 1-based positions
     token_count: int  # number of word tokens (BM25 document length)
     keys: dict[str, int]  # key -> term frequency (positions listed in ``tsvector``)
+
+
+def prefix_keys_as(kind: str, keys: Iterable[str]) -> tuple[str, ...]:
+    """A word's prefix keys ("p:brne") as keys of another kind ("n:brne"): its first letters,
+    asked for where a sentence holds them for a narrower reason (a name's, a relational
+    adjective's, an unknown word's)."""
+    return tuple(kind + k[2:] for k in keys if k.startswith("p:"))
 
 
 def search_keys(token: Token) -> list[str]:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from rag.language.keys import PREFIX_LEN, unaccent
+from rag.language.keys import PREFIX_LEN, prefix_keys_as, unaccent
 
 NAME_KEY = "N:"  # a name's stem as a key (sentence keys, question needs)
 # the first letters of a passage's name or of an adjective derived from one ("n:brne" of "Brně",
@@ -183,7 +183,7 @@ def relational_keys(surface: str, keys: Iterable[str], df: int, lang: str) -> tu
     pattern = _RELATIONAL.get(lang)
     if df > 0 or pattern is None or not surface.islower() or pattern.search(surface) is None:
         return ()
-    return tuple(NAMED_KEY + k[2:] for k in keys if k.startswith("p:"))
+    return prefix_keys_as(NAMED_KEY, keys)
 
 
 # -cký of a name in -k, -ka, -ko: the velar palatalized before the suffix (Irák / irácký, Afrika /
@@ -209,4 +209,4 @@ def adjective_name_keys(surface: str, lang: str) -> tuple[str, ...]:
 def name_adjective_keys(keys: Iterable[str]) -> tuple[str, ...]:
     """The keys by which a question's name meets a passage's adjective derived from it: the
     name's first letters (its prefix keys, "p:") as :func:`adjective_name_keys` gives them."""
-    return tuple(RELATIONAL_KEY + k[2:] for k in keys if k.startswith("p:"))
+    return prefix_keys_as(RELATIONAL_KEY, keys)

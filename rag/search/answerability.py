@@ -73,6 +73,7 @@ from rag.language.keys import (
     analyze,
     analyze_word,
     has_digit,
+    prefix_keys_as,
     search_keys,
     stopword_forms,
     tokenize,
@@ -410,7 +411,7 @@ def question_needs(
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
-            prefixes = tuple(NAMED_KEY + k[2:] for k in prefixes)  # a name or its adjective
+            prefixes = prefix_keys_as(NAMED_KEY, prefixes)  # a name or its adjective
             last = required[-1] if required else None
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
@@ -518,10 +519,11 @@ def _prefixes_met(surface: str, form: str, prefixes: tuple[str, ...], lang: str)
     ("q:"). Two words of the dictionary that share only four letters are mostly two words
     ("vodoměry" and "vodovodu", "stravenkovou" and "straně"); five are a root ("přesnosti" and
     "přesné", "povodním" and "povodňová")."""
-    if dictionary_words(lang) is None or unknown_form(surface, lang):
+    words = dictionary_words(lang)
+    if words is None or unknown_form(surface, lang, words):
         return prefixes
     longer = (LONG_PREFIX + form[:_LONG_PREFIX_LEN],) if len(form) >= _LONG_PREFIX_LEN else ()
-    return tuple(UNKNOWN_PREFIX + k[2:] for k in prefixes) + longer
+    return prefix_keys_as(UNKNOWN_PREFIX, prefixes) + longer
 
 
 def _phrases(
