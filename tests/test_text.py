@@ -455,6 +455,9 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
         # indefinite pronouns and pronominal adverbs carry no topic
         ("cs", "Můžu za sebe poslat někoho jiného, nebo teď nic?", ["poslat"]),
         ("cs", "Kolik stojí byt v Brně?", ["stojí", "byt", "Brně"]),
+        # the demonstratives point at what the question names, spoken ones included
+        ("cs", "Kdo dostal tohle ocenění a kdy tamten diplom?", ["dostal", "ocenění", "diplom"]),
+        ("cs", "Proč stojí takový kurz tolik?", ["stojí", "kurz"]),
         ("sk", "Ktorého dňa prišiel Novák do Košíc?", ["dňa", "prišiel", "Novák", "Košíc"]),
         ("pl", "Dlaczego pociąg do Krakowa był odwołany?", ["pociąg", "Krakowa", "odwołany"]),
         (
@@ -462,6 +465,7 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
             "Wann wurde der Bürgermeister von München gewählt?",
             ["Bürgermeister", "München", "gewählt"],
         ),
+        ("de", "Wer hat diesen Preis und jene Medaille erhalten?", ["Preis", "Medaille", "erhalten"]),
         ("ru", "Кто такой Пушкин и где он жил?", ["Пушкин", "жил"]),
         (
             "en",

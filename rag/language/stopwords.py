@@ -12,7 +12,9 @@ the particles "spíš" (spis, a file), "právě" (pravé, right), "stále" (stá
 particles of degree, frequency and attitude ("aspoň", "jenom", "asi", "prý", "téměř"): they say
 how the question is meant, never what a passage is about; so are the indefinite and negative
 pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which stand for something the
-question does not name, and so are the pronominal adverbs of the same classes ("nijak",
+question does not name, and the demonstratives in every case, the spoken "tohle" and "tenhle",
+"tamten", "onen" and "takový" as "tento" ("Kdo dostal tohle ocenění?" asks for the award the
+question has named or implies, never for the word), and so are the pronominal adverbs of the same classes ("nijak",
 "nikde", "jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem",
 "pomocí" or "mimo", which are also content words or bound a time) and the adverbs of degree and
 earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which
@@ -23,7 +25,8 @@ pronoun does. Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
-approximations ("etwa", "rund"), "manche", "weitere", the pronominal adverbs ("davon",
+approximations ("etwa", "rund"), the demonstratives "dieser", "jener" and "solche" as the
+articles, "manche", "weitere", the pronominal adverbs ("davon",
 "dafür") and "statt", which is a preposition or the particle a verb leaves behind ("Wann fand
 ... statt?": stattfinden, a frame word). Every case form of the interrogative pronouns is
 listed, because the lemmatizer is not consulted here: a lemma-based check would inherit its
@@ -52,6 +55,11 @@ má mají měl měla mělo měli lze může mohou
 se si sebe sobě svůj svá své svého svému svým svou svých
 ten ta to ti ty té toho tomu tím těch těm těmi tu tou tato tento toto tyto tito této tohoto
 tomto tímto
+tenhle tahle tohle tihle tyhle téhle tohohle tomuhle tomhle tímhle těchhle těmhle těmahle tuhle
+touhle tamten tamta tamto tamti tamty tamtoho tamtomu tamtom tamtím tamtu tamtou tamtěch tamtěm
+onen onoho onomu onom oním onu onou oněch oněm
+takový taková takové takového takovému takovém takovým takovou takoví takových takovými takovej
+tolik
 on ona ono oni ony jeho její jejich jemu ji jí jim ho mu mi mě mně my vy nám vám nás vás
 já ty
 v ve na do od po za z ze s u o k ke ku pro při před přes pod nad mezi bez kromě podle během
@@ -119,6 +127,8 @@ wofür womit wovon wozu worauf woran worin worüber wodurch wogegen worum wonach
 wovor
 welcher welche welches welchem welchen
 der die das den dem des ein eine einer eines einem einen kein keine keinen
+dieser diese dieses diesem diesen jener jene jenes jenem jenen solcher solche solches solchem
+solchen
 und oder aber dass ob wenn als
 ist sind war waren wird werden wurde wurden hat haben hatte hatten sein bin bist seid
 es er sie wir ihr ich du man sich
