@@ -458,6 +458,9 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
         # the demonstratives point at what the question names, spoken ones included
         ("cs", "Kdo dostal tohle ocenění a kdy tamten diplom?", ["dostal", "ocenění", "diplom"]),
         ("cs", "Proč stojí takový kurz tolik?", ["stojí", "kurz"]),
+        # and the possessives in every case form
+        ("cs", "Kdy vám přijde naše zásilka s vašimi doklady?", ["přijde", "zásilka", "doklady"]),
+        ("cs", "Můžu mít VPN na svém soukromém notebooku?", ["mít", "VPN", "soukromém", "notebooku"]),
         ("sk", "Ktorého dňa prišiel Novák do Košíc?", ["dňa", "prišiel", "Novák", "Košíc"]),
         ("pl", "Dlaczego pociąg do Krakowa był odwołany?", ["pociąg", "Krakowa", "odwołany"]),
         (

@@ -52,7 +52,7 @@ abych abys abychom abyste kdyby kdybych kdybys kdybychom kdybyste
 sám sama samo sami samy
 je jsou jsem jsi jsme jste byl byla bylo byli byly bude budou by bych bys bychom byste
 má mají měl měla mělo měli lze může mohou
-se si sebe sobě svůj svá své svého svému svým svou svých
+se si sebe sobě svůj svá své svého svému svém svým svou svoji svoje svých svými
 ten ta to ti ty té toho tomu tím těch těm těmi tu tou tato tento toto tyto tito této tohoto
 tomto tímto
 tenhle tahle tohle tihle tyhle téhle tohohle tomuhle tomhle tímhle těchhle těmhle těmahle tuhle
@@ -71,8 +71,10 @@ jiný jiná jiné jiného jinému jiném jiným jinou jiní jiných
 nějaký nějaká nějaké nějakého nějakému nějakém nějakým nějakou nějací nějakých nějakými
 některý některá některé některého některému některém některým některou někteří některých
 žádný žádná žádné žádného žádnému žádném žádným žádnou žádní žádných
-můj moje mého mému mém mým mou moji mých mými tvůj tvoje tvého naše našeho našemu našem naším
-vaše vašeho vašemu vašem vaším
+můj moje mého mému mém mým mou moji mých mými mí mé
+tvůj tvá tvé tvoje tvého tvému tvém tvým tvou tvoji tvých tvými
+náš naše našeho našemu našem naším naši našich našim našimi naší
+váš vaše vašeho vašemu vašem vaším vaši vašich vašim vašimi vaší
 teď nyní hned pak potom nejdřív nejdříve vůbec nějak někdy
 mám máš máme máte můžu můžeš můžeme můžete mohu
 aspoň alespoň jenom pouze až asi prý snad hlavně zejména třeba dokonce zrovna zase opět vždy
