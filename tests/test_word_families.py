@@ -208,6 +208,8 @@ def test_an_unknown_finite_verb_is_a_verb() -> None:
         ("nedostala", "dostala"),  # a negated form: its verb's
         ("nepřihlásil", "přihlásil"),
         ("nezvětšuje", "zvětšuje"),
+        ("nejezte", "jíst"),  # the irregular "jíst": listed
+        ("jíte", "jíst"),
     ],
 )
 def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known: str) -> None:
@@ -224,6 +226,7 @@ def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known:
         "přehřeje",  # no infinitive of its class ("přehřát") the dictionary knows
         "zdarma",  # no verb ending
         "quadriennale",
+        "jez",  # a weir, not the imperative of "jíst"
     ],
 )
 def test_a_word_is_no_verb_form_without_the_dictionarys_infinitive(word: str) -> None:

@@ -219,13 +219,19 @@ def _conjugation() -> tuple[tuple[str, tuple[str, ...]], ...]:
 _CONJUGATION = _conjugation()
 _MIN_VERB_ROOT = 3
 _VERB_LEMMA_ENDS = ("t", "ct")
+# The forms of the irregular "jíst" (to eat) that no class gives and the dictionary lacks: its
+# present "jíš", "jíte" and its imperative plural "jezte", "jezme" ("Po zákroku dvě hodiny
+# nejezte"); "jí" is also a pronoun and "jez" a weir, and they stay so.
+_IRREGULAR = {"jíš": "jíst", "jíte": "jíst", "jezte": "jíst", "jezme": "jíst"}
 
 
 def conjugated_lemma(word: str, lang: str) -> str | None:
     """The lemma of a lower-case Czech verb form the dictionary does not list, by its
     conjugation class ("nabírá" -> "nabírat", "nedostala" -> "dostat"), or None: not Czech, not
     a lower-case word of five letters or more, known to the dictionary, or no infinitive of its
-    class that the dictionary knows."""
+    class that the dictionary knows. The irregular forms of "jíst" are listed (_IRREGULAR)."""
+    if lang == "cs" and (irregular := _IRREGULAR.get(word.removeprefix("ne"))) is not None:
+        return irregular
     if lang != "cs" or len(word) < 5 or not word.isalpha() or not word.islower():
         return None
     words = dictionary_words(lang)
