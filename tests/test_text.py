@@ -460,7 +460,11 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
         ("cs", "Proč stojí takový kurz tolik?", ["stojí", "kurz"]),
         # and the possessives in every case form
         ("cs", "Kdy vám přijde naše zásilka s vašimi doklady?", ["přijde", "zásilka", "doklady"]),
-        ("cs", "Můžu mít VPN na svém soukromém notebooku?", ["mít", "VPN", "soukromém", "notebooku"]),
+        (
+            "cs",
+            "Můžu mít VPN na svém soukromém notebooku?",
+            ["mít", "VPN", "soukromém", "notebooku"],
+        ),
         ("sk", "Ktorého dňa prišiel Novák do Košíc?", ["dňa", "prišiel", "Novák", "Košíc"]),
         ("pl", "Dlaczego pociąg do Krakowa był odwołany?", ["pociąg", "Krakowa", "odwołany"]),
         (
@@ -468,7 +472,11 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
             "Wann wurde der Bürgermeister von München gewählt?",
             ["Bürgermeister", "München", "gewählt"],
         ),
-        ("de", "Wer hat diesen Preis und jene Medaille erhalten?", ["Preis", "Medaille", "erhalten"]),
+        (
+            "de",
+            "Wer hat diesen Preis und jene Medaille erhalten?",
+            ["Preis", "Medaille", "erhalten"],
+        ),
         ("ru", "Кто такой Пушкин и где он жил?", ["Пушкин", "жил"]),
         (
             "en",
