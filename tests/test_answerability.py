@@ -738,6 +738,8 @@ def test_a_shortened_last_year_of_a_span_is_that_year() -> None:
         ("ru", "Сколько лет длилось правление 5 царей?", "Правление пяти царей длилось сто лет."),
         ("de", "Wer ist die Begleiterin der 10. Serie?", "In der zehnten Serie reist Clara mit."),
         ("cs", "Platí se za 80 let členství?", "Po osmdesáti letech členství se neplatí."),
+        ("cs", "Kdy v 60. letech vznikl klub?", "Klub vznikl v šedesátých letech."),
+        ("cs", "Co se stavělo ve 20. století?", "Během dvacátého století se stavěly mosty."),
     ],
 )  # fmt: skip
 def test_a_number_matches_its_number_word(lang: str, question: str, passage: str) -> None:
@@ -750,6 +752,13 @@ def test_a_number_word_of_the_question_matches_the_passages_digits() -> None:
     needs = _needs("Platí poplatek lidé nad osmdesát let?", "cs", focus=3)
     a = assess("Poplatek neplatí lidé starší 80 let.", "cs", needs, 2, True)
     assert {f["word"]: f["matched_by"] for f in a.focus}["osmdesát"], a.as_dict()
+
+
+def test_an_ordinal_above_ten_of_the_question_matches_the_passages_digits() -> None:
+    # "druhý" is also "other"; "šedesátý" is nothing but sixtieth
+    needs = _needs("Kdy byl klub založen v šedesátých letech?", "cs", focus=3)
+    a = assess("Klub založili v 60. letech.", "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["šedesátých"], a.as_dict()
 
 
 def test_a_number_word_and_a_unit_of_time_are_a_duration() -> None:

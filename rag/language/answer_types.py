@@ -572,7 +572,10 @@ _VALUED_WORDS: dict[str, str] = {
     "cs": """dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct
         dvacet=20 třicet=30 čtyřicet=40 padesát=50 šedesát=60 sedmdesát=70 osmdesát=80
         devadesát=90 sto=100
-        první:1 druhý:2 třetí:3 čtvrtý:4 pátý:5 šestý:6 sedmý:7 osmý:8 devátý:9 desátý:10""",
+        první:1 druhý:2 třetí:3 čtvrtý:4 pátý:5 šestý:6 sedmý:7 osmý:8 devátý:9 desátý:10
+        jedenáctý:11 dvanáctý:12 třináctý:13 čtrnáctý:14 patnáctý:15 šestnáctý:16
+        sedmnáctý:17 osmnáctý:18 devatenáctý:19 dvacátý:20 třicátý:30 čtyřicátý:40
+        padesátý:50 šedesátý:60 sedmdesátý:70 osmdesátý:80 devadesátý:90 stý:100""",
     "sk": """dva tri štyri päť šesť sedem osem deväť desať jedenásť dvanásť
         dvadsať=20 tridsať=30 štyridsať=40 päťdesiat=50 šesťdesiat=60 sedemdesiat=70
         osemdesiat=80 deväťdesiat=90 sto=100
@@ -624,6 +627,14 @@ def cardinal_value(lemmas: Iterable[str], lang: str) -> str | None:
     "other"."""
     table = CARDINAL_VALUES.get(lang, {})
     return next((table[lemma] for lemma in lemmas if lemma in table), None)
+
+
+def ordinal_value(lemmas: Iterable[str], lang: str) -> str | None:
+    """The value, in digits, of an ordinal above ten ("šedesátých" of "v šedesátých letech" ->
+    "60"), or None: those name nothing else, where "druhý" is also "other" and "první" also
+    "first ever"."""
+    table = ORDINAL_VALUES.get(lang, {})
+    return next((table[lemma] for lemma in lemmas if int(table.get(lemma, 0)) > 10), None)
 
 
 def word_number(lemmas: Iterable[str], lang: str) -> str | None:

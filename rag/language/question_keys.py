@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag.language.answer_types import cardinal_value
+from rag.language.answer_types import cardinal_value, ordinal_value
 from rag.language.keys import (
     Token,
     analyze_question,
@@ -79,7 +79,9 @@ def _query_word(token: Token, lang: str) -> QueryWord:
         keys += [k for lemma in token.lemmas for k in titles.get(lemma, ())]
     # a number word also asks for its digits ("nad osmdesát" over "starší 80 let"), as a
     # passage's number word holds them (rag.search.answerability)
-    if (value := cardinal_value(token.lemmas, lang)) is not None:
+    # and an ordinal above ten its digits ("v šedesátých letech" over "v 60. letech")
+    value = cardinal_value(token.lemmas, lang) or ordinal_value(token.lemmas, lang)
+    if value is not None:
         keys.append(f"l:{value}")
     surface = token.surface
     plain = surface.isascii() and not has_digit(surface) and any(c.isalpha() for c in surface)
