@@ -12,13 +12,14 @@ the particles "spíš" (spis, a file), "právě" (pravé, right), "stále" (stá
 particles of degree, frequency and attitude ("aspoň", "jenom", "asi", "prý", "téměř"): they say
 how the question is meant, never what a passage is about; so are the indefinite and negative
 pronouns ("nějaké", "některý", "žádný", as "někdo" and "nic"), which stand for something the
-question does not name, and the demonstratives in every case, the spoken "tohle" and "tenhle",
-"tamten", "onen" and "takový" as "tento" ("Kdo dostal tohle ocenění?" asks for the award the
-question has named or implies, never for the word), and so are the pronominal adverbs of the same classes ("nijak",
-"nikde", "jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem",
-"pomocí" or "mimo", which are also content words or bound a time) and the adverbs of degree and
-earlier time ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which
-unaccented are the adjectives úplné, částečné and poměrné). "aby" and "kdyby" are listed in
+question does not name; so are the demonstratives in every case, the spoken "tohle" and
+"tenhle", "tamten", "onen" and "takový" as "tento" ("Kdo dostal tohle ocenění?" asks for the
+award the question has named or implies, never for the word), the possessives in every case
+("svém", "našich"), and the pronominal adverbs of the same classes ("nijak", "nikde",
+"jinde"), the secondary prepositions ("ohledně", "uvnitř", "vůči"; not "kolem", "pomocí" or
+"mimo", which are also content words or bound a time) and the adverbs of degree and earlier time
+("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which unaccented are the
+adjectives úplné, částečné and poměrné). "aby" and "kdyby" are listed in
 every person ("abych", "kdybychom"), since the conditional's clitic is written into the
 conjunction. So is the emphatic pronoun "sám" ("Můžu na věž sám?"): it says who, as a
 pronoun does. Russian lists the same classes:
@@ -26,9 +27,9 @@ every case form of the possessive, indefinite and "other" pronouns ("своей"
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
 approximations ("etwa", "rund"), the demonstratives "dieser", "jener" and "solche" as the
-articles, "manche", "weitere", the pronominal adverbs ("davon",
-"dafür") and "statt", which is a preposition or the particle a verb leaves behind ("Wann fand
-... statt?": stattfinden, a frame word). Every case form of the interrogative pronouns is
+articles, "manche", "weitere", the pronominal adverbs ("davon", "dafür") and "statt", which
+is a preposition or the particle a verb leaves behind ("Wann fand ... statt?": stattfinden, a
+frame word). Every case form of the interrogative pronouns is
 listed, because the lemmatizer is not consulted here: a lemma-based check would inherit its
 mistakes. Czech lists the spoken forms too ("jakej", "kterej", "kerej"): chat questions are
 written as people talk.
