@@ -210,6 +210,7 @@ def test_an_unknown_finite_verb_is_a_verb() -> None:
         ("nezvětšuje", "zvětšuje"),
         ("nejezte", "jíst"),  # the irregular "jíst": listed
         ("jíte", "jíst"),
+        ("Nejezte", "jíst"),  # an imperative opens its sentence
     ],
 )
 def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known: str) -> None:

@@ -221,7 +221,8 @@ _MIN_VERB_ROOT = 3
 _VERB_LEMMA_ENDS = ("t", "ct")
 # The forms of the irregular "jíst" (to eat) that no class gives and the dictionary lacks: its
 # present "jíš", "jíte" and its imperative plural "jezte", "jezme" ("Po zákroku dvě hodiny
-# nejezte"); "jí" is also a pronoun and "jez" a weir, and they stay so.
+# nejezte", "Nejezte dvě hodiny": an imperative opens its sentence); "jí" is also a pronoun and
+# "jez" a weir, and they stay so.
 _IRREGULAR = {"jíš": "jíst", "jíte": "jíst", "jezte": "jíst", "jezme": "jíst"}
 
 
@@ -230,7 +231,7 @@ def conjugated_lemma(word: str, lang: str) -> str | None:
     conjugation class ("nabírá" -> "nabírat", "nedostala" -> "dostat"), or None: not Czech, not
     a lower-case word of five letters or more, known to the dictionary, or no infinitive of its
     class that the dictionary knows. The irregular forms of "jíst" are listed (_IRREGULAR)."""
-    if lang == "cs" and (irregular := _IRREGULAR.get(word.removeprefix("ne"))) is not None:
+    if lang == "cs" and (irregular := _IRREGULAR.get(word.lower().removeprefix("ne"))):
         return irregular
     if lang != "cs" or len(word) < 5 or not word.isalpha() or not word.islower():
         return None

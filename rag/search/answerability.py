@@ -99,7 +99,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 35: the Czech ordinals from eleven to a hundred hold their digits (šedesátých: 60); 34: the
+# 36: the irregular forms of "jíst" at a sentence's start too (Nejezte); 35: the Czech
+# ordinals from eleven to a hundred hold their digits (šedesátých: 60); 34: the
 # irregular forms of "jíst" lemmatized (rag.language.lemmas); 33: the possessives in
 # every case form are stopwords (svém, tvých, našimi); 32: unused; 31: the demonstratives are
 # stopwords (rag.language.stopwords), which have no prefix keys;
@@ -136,7 +137,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 35
+ANALYSIS_VERSION = 36
 
 
 @dataclass(frozen=True, slots=True)
