@@ -608,6 +608,17 @@ def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not(
     assert [f["matched_by"] for f in a.focus] == [None, "stem"] and a.reason == "focus"
 
 
+def test_a_question_for_a_person_is_answered_by_the_one_who_acts() -> None:
+    # "mluví" lacking, the agent noun of its verb names who speaks for the ironworks
+    text = "Výrobu neomezíme, řekl mluvčí železáren Petr Dvořák."
+    a = assess(text, "cs", _needs("Kdo mluví za železárny?", "cs"), 1, True)
+    assert a.answers, a.as_dict()
+    assert [f["matched_by"] for f in a.focus] == ["lemma", "family"]
+    # a question for anything else asks for the action, which the agent is not
+    a = assess(text, "cs", _needs("Kdy mluví železárny?", "cs"), 1, False)
+    assert "mluví" in [f["word"] for f in a.focus if f["matched_by"] is None]
+
+
 # Numeral compounds: a number and a word part are a number, not a code (cs, de, en, ru).
 @pytest.mark.parametrize(
     ("surface", "numbers", "decade", "duration"),

@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from rag.language.derivation import families, finite_verb, held_families, place_families, written
+from rag.language.derivation import (
+    agent_families,
+    families,
+    finite_verb,
+    held_families,
+    place_families,
+    written,
+)
 from rag.language.keys import analyze, search_keys, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
 from rag.language.names import adjective_name_keys, name_key, relational_keys
@@ -399,3 +406,40 @@ def test_a_question_for_a_place_meets_the_place_of_its_action(verb: str, place: 
     assert set(place_families(verb, "cs")) & set(held_families(place, "cs"))
     # the place is another thing than the action: no question but one for a place asks for it
     assert not _joined(verb, place)
+
+
+@pytest.mark.parametrize(
+    ("word", "agent"),
+    [
+        ("mluví", "mluvčího"),  # -čí, in a case
+        ("provozuje", "provozovatel"),  # -tel of an -ovat verb
+        ("dodává", "dodavatel"),  # the verb's vowel long, the noun's short
+        ("pořádá", "pořadatelka"),  # the feminine
+        ("hlídá", "hlídač"),
+        ("uklízí", "uklízečka"),
+        ("spravuje", "správce"),  # -ce: the noun's vowel long
+        ("prodej", "prodejce"),  # -ce of an action noun
+        ("pracuje", "pracovníkovi"),
+        ("opravuje", "opravář"),
+        ("organizuje", "organizátor"),
+        ("kontroluje", "kontrolora"),
+        ("trénuje", "trenér"),
+        ("kupuje", "kupující"),
+    ],
+)
+def test_a_question_for_a_person_meets_the_one_who_acts(word: str, agent: str) -> None:
+    assert set(agent_families(word, "cs")) & set(held_families(agent, "cs"))
+    # the agent is another thing than the action: no question but one for a person asks for it
+    assert not set(families(word, "cs")) & set(held_families(agent, "cs"))
+    assert not set(place_families(word, "cs")) & set(held_families(agent, "cs"))
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["konec", "tanec", "ulice", "kancelář", "telefonní", "manažer", "práce", "věc", "měsíc"],
+)
+def test_a_word_with_an_agents_ending_and_no_verb_is_no_agent(word: str) -> None:
+    # "-ec", "-ář", "-er" and "-ce" end many words that name no one's action: without a verb (or
+    # an action noun) of the dictionary behind them they hold no agent's root
+    assert not any(k.startswith("f:%") for k in held_families(word, "cs"))
+    assert agent_families("mluví", "de") == ()

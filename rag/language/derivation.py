@@ -41,6 +41,7 @@ from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candid
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
 _STRIPPED = "-"  # marks a root whose aspectual prefix was removed, in a passage's keys
 _PLACE = "@"  # marks the root of a place noun in -iště (parkoviště), in a passage's keys
+_AGENT = "%"  # marks the root of an agent noun (mluvčí, provozovatel), in a passage's keys
 
 _MIN_WORD = 5
 _MIN_ROOT = 3
@@ -444,17 +445,19 @@ def held_families(surface: str, lang: str) -> tuple[str, ...]:
     place = _place_root(surface, lang)
     if place is not None:
         return (FAMILY_KEY + _PLACE + place,)
+    agent = _agent_root(surface, lang)
+    own = (FAMILY_KEY + _AGENT + agent,) if agent is not None else ()
     root, bare = _roots(surface, lang)
     if not root:
-        return ()
+        return own
     if bare is not None:
-        return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + bare)
-    return (FAMILY_KEY + root,)
+        return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + bare, *own)
+    return (FAMILY_KEY + root, *own)
 
 
 def family_root(key: str) -> str:
     """The root a family key names, as written in the words that hold it."""
-    return key[len(FAMILY_KEY) :].removeprefix(_STRIPPED).removeprefix(_PLACE)
+    return key[len(FAMILY_KEY) :].removeprefix(_STRIPPED).removeprefix(_PLACE).removeprefix(_AGENT)
 
 
 def place_families(surface: str, lang: str) -> tuple[str, ...]:
@@ -465,6 +468,85 @@ def place_families(surface: str, lang: str) -> tuple[str, ...]:
     if not root or lang != "cs":
         return ()
     return tuple(FAMILY_KEY + _PLACE + r for r in dict.fromkeys((root, bare or root)))
+
+
+def agent_families(surface: str, lang: str) -> tuple[str, ...]:
+    """The keys of the one who does what a question word names (mluvit: mluvčí, provozovat:
+    provozovatel, hlídat: hlídač, prodej: prodejce), which a question for a person asks for
+    ("Kdo mluví za železárny?" over "... řekl mluvčí železáren Jan Novák"): the root with the
+    agent mark, and its root without an aspectual prefix."""
+    root, bare = _roots(surface, lang)
+    if not root or lang != "cs":
+        return ()
+    return tuple(FAMILY_KEY + _AGENT + r for r in dict.fromkeys((root, bare or root)))
+
+
+# The suffixes of Czech agent nouns (nomina agentis), longest first: -tel (provozovatel,
+# pořadatel, dodavatel), -č (hlídač, prodavač, řidič) and its feminine -čka (uklízečka), -čí
+# (mluvčí), -ník (pracovník), -ář (opravář), -átor and -or (organizátor, kontrolor), -ér
+# (trenér), -ce (správce, zástupce, prodejce) and its feminine -kyně, and the nouns of present
+# participles (kupující). Each replaces a verb's infinitive ending, or (-ce, -kyně) follows a
+# noun of the action (prodej, správa).
+_AGENT_SUFFIXES = (
+    "ovatelka",
+    "ovatel",
+    "atelka",
+    "itelka",
+    "ující",
+    "ající",
+    "ovník",
+    "atel",
+    "itel",
+    "átor",
+    "ačka",
+    "ička",
+    "ečka",
+    "kyně",
+    "ící",
+    "ník",
+    "čí",
+    "ač",
+    "ič",
+    "eč",
+    "ář",
+    "ař",
+    "ér",
+    "or",
+    "ce",
+)
+# the infinitive endings an agent noun's stem takes back (mluv-čí: mluv-it, hlíd-ač: hlíd-at)
+_AGENT_VERBS = ("ovat", "at", "it", "et", "ět")
+
+
+@lru_cache(maxsize=65536)
+def _agent_root(surface: str, lang: str) -> str | None:
+    """The root of a Czech agent noun, its verb's (mluvčí: mluv of mluvit, dodavatel: dodav of
+    dodávat) or, for -ce and -kyně, its action noun's (prodejce: prod of prodej); None for any
+    other word, or one whose verb or noun the dictionary does not know. An agent names the one
+    who acts, another thing than the action (mluvení), so it holds its root apart, for questions
+    for a person only."""
+    if lang != "cs" or len(surface) < _MIN_WORD or not surface.isalpha():
+        return None
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    suffix = next((e for e in _AGENT_SUFFIXES if lemma.endswith(e)), None)
+    if suffix is None:
+        return None
+    stem = lemma[: -len(suffix)]
+    if len(stem) < _MIN_ROOT:
+        return None
+    # the verb's stem may have its vowel long or short where the noun has the other (prodavač:
+    # prodávat, správce: spravovat)
+    stems = dict.fromkeys((stem, _lengthened(stem), stem.translate(_QUANTITY)))
+    for verb in (s + e for s in stems for e in _AGENT_VERBS):
+        if _known(verb, lang):
+            root, _ = _roots(verb, lang)
+            return root or None
+    if suffix in ("ce", "kyně"):
+        for noun in (n for s in stems for n in (s, s + "a")):
+            if _known(noun, lang):
+                root, _ = _roots(noun, lang)
+                return root or None
+    return None
 
 
 # The forms of a place noun in -iště, longest first (parkoviště, -išti, -ištěm, -ištích, -išť).

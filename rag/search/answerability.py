@@ -66,7 +66,13 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
-from rag.language.derivation import families, finite_verb, held_families, place_families
+from rag.language.derivation import (
+    agent_families,
+    families,
+    finite_verb,
+    held_families,
+    place_families,
+)
 from rag.language.keys import (
     PREFIX_LEN,
     Token,
@@ -99,6 +105,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 37: agent nouns hold their verb's root as an agent (mluvčí: f:%mluv, provozovatel:
+# f:%provoz; derivation._agent_root);
 # 36: the irregular forms of "jíst" at a sentence's start too (Nejezte); 35: the Czech
 # ordinals from eleven to a hundred hold their digits (šedesátých: 60); 34: the
 # irregular forms of "jíst" lemmatized (rag.language.lemmas); 33: the possessives in
@@ -137,7 +145,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 36
+ANALYSIS_VERSION = 37
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,8 +385,11 @@ def question_needs(
 
     def placed(surface: str) -> tuple[str, ...]:
         # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
-        # "Parkoviště je pod hradem"
-        return place_families(surface, lang) if kind == "place" else ()
+        # "Parkoviště je pod hradem"; one for a person, who does it: "Kdo mluví za
+        # železárny?" over "... řekl mluvčí železáren"
+        if kind == "place":
+            return place_families(surface, lang)
+        return agent_families(surface, lang) if kind == "person" else ()
 
     required: list[Need] = []
     last_at = -2

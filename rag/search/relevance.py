@@ -71,7 +71,7 @@ from rag.language.answer_types import (
     names_a_time,
     names_the_answer,
 )
-from rag.language.derivation import families, place_families, written
+from rag.language.derivation import agent_families, families, place_families, written
 from rag.language.keys import unaccent
 from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
@@ -220,11 +220,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         df = word_df(keys, retrieval.key_df)
         weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
         # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word;
-        # in a question for a place, the place of its action too ("zaparkovat": parkoviště)
+        # in a question for a place, the place of its action too ("zaparkovat": parkoviště),
+        # in one for a person, the one who does it ("mluví": mluvčí)
         keys += families(w.surface, lang)
         keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
         if needs is not None and needs.answer_type == "place":
             keys += place_families(w.surface, lang)
+        elif needs is not None and needs.answer_type == "person":
+            keys += agent_families(w.surface, lang)
         # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
         # key holds: evidence where a candidate has the word, no lack where it has not
         optional = w in named or names_a_part_of_day([k[2:] for k in keys if k[0] == "l"], w.form)
