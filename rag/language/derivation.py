@@ -525,15 +525,10 @@ def _agent_root(surface: str, lang: str) -> str | None:
     other word, or one whose verb or noun the dictionary does not know. An agent names the one
     who acts, another thing than the action (mluvení), so it holds its root apart, for questions
     for a person only."""
-    if lang != "cs" or len(surface) < _MIN_WORD or not surface.isalpha():
+    split = _suffixed(surface, lang, _AGENT_SUFFIXES) if surface.isalpha() else None
+    if split is None or len(split[0]) < _MIN_ROOT:
         return None
-    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
-    suffix = next((e for e in _AGENT_SUFFIXES if lemma.endswith(e)), None)
-    if suffix is None:
-        return None
-    stem = lemma[: -len(suffix)]
-    if len(stem) < _MIN_ROOT:
-        return None
+    stem, suffix = split
     # the verb's stem may have its vowel long or short where the noun has the other (prodavač:
     # prodávat, správce: spravovat)
     stems = dict.fromkeys((stem, _lengthened(stem), stem.translate(_QUANTITY)))
@@ -549,6 +544,19 @@ def _agent_root(surface: str, lang: str) -> str | None:
     return None
 
 
+def _suffixed(surface: str, lang: str, endings: tuple[str, ...]) -> tuple[str, str] | None:
+    """A Czech word's lemma (the word itself where the dictionary lacks it) split before the
+    first of ``endings`` it ends in, as (stem, ending); None for another language, a short word
+    or none of the endings."""
+    if lang != "cs" or len(surface) < _MIN_WORD:
+        return None
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    ending = next((e for e in endings if lemma.endswith(e)), None)
+    if ending is None:
+        return None
+    return lemma[: -len(ending)], ending
+
+
 # The forms of a place noun in -iště, longest first (parkoviště, -išti, -ištěm, -ištích, -išť).
 _PLACE_ENDINGS = ("ištěmi", "ištích", "ištím", "ištěm", "iště", "išti", "išť")
 
@@ -558,14 +566,11 @@ def _place_root(surface: str, lang: str) -> str | None:
     """The root of a Czech place noun in -iště (parkoviště: park, shromaždiště: shromažd,
     koupaliště: koup), or None. Such a noun names the place of an action, another thing than
     the action (parkování), so it holds its root apart, for questions for a place only."""
-    if lang != "cs" or len(surface) < _MIN_WORD:
-        return None
-    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
     # the lemma, or the word itself in a case the dictionary lacks ("u shromaždišti")
-    ending = next((e for e in _PLACE_ENDINGS if lemma.endswith(e)), None)
-    if ending is None:
+    split = _suffixed(surface, lang, _PLACE_ENDINGS)
+    if split is None:
         return None
-    stem = lemma[: -len(ending)]
+    stem = split[0]
     for link in ("ov", "al"):  # parkov-iště, koupal-iště: the verb's stem, then the noun's
         if stem.endswith(link) and len(stem) - len(link) >= _MIN_ROOT:
             stem = stem[: -len(link)]
