@@ -619,6 +619,26 @@ def test_a_question_for_a_person_is_answered_by_the_one_who_acts() -> None:
     assert "mluví" in [f["word"] for f in a.focus if f["matched_by"] is None]
 
 
+@pytest.mark.parametrize(
+    ("question", "passage", "answers"),
+    [
+        # a member of the set answers for the set, and the weekend for its days
+        ("Jezdíte i o víkendu?", "Jezdíme v pracovní dny, v sobotu jen dopoledne.", True),
+        ("Máte otevřeno v sobotu?", "O víkendu máme otevřeno od 8 do 20 hodin.", True),
+        ("Je kluziště otevřené v zimě?", "Kluziště je otevřené od prosince do února.", True),
+        # another member never does, and a month asks for no season
+        ("Máte otevřeno v neděli?", "V sobotu máme otevřeno od 8 do 12 hodin.", False),
+        ("Máte otevřeno v pondělí?", "O víkendu máme otevřeno od 8 do 20 hodin.", False),
+        ("Je kluziště otevřené v lednu?", "Kluziště je otevřené celou zimu.", False),
+    ],
+)
+def test_a_calendar_set_is_answered_by_its_members(
+    question: str, passage: str, answers: bool
+) -> None:
+    a = assess(passage, "cs", _needs(question, "cs"), 1, True)
+    assert a.answers is answers, a.as_dict()
+
+
 # Numeral compounds: a number and a word part are a number, not a code (cs, de, en, ru).
 @pytest.mark.parametrize(
     ("surface", "numbers", "decade", "duration"),

@@ -301,7 +301,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # or 19/21 (ordinace-017 sits at the edge), 0/10; obec 25/28, 2/15; eshop 25/30, 2/16; hrad
 # 19/20, 0/8; autoservis 18/22, 0/11; skolka 18/24, 2/11; penzion 20/22, 0/9; helpdesk 23/26,
 # 1/13; svj 16/20, 3/9; veterina 16/20, 1/9; pojistovna 17/23, 3/12; posilovna 14/17, 1/8;
-# jazykovka 13/18, 1/8; autoskola 14/22, 2/12. One case of slack each way for the fourth-decimal
+# jazykovka 13/18, 1/8; autoskola 15/22, 2/12. One case of slack each way for the fourth-decimal
 # differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -323,7 +323,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "pojistovna": (16, 4),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
-    "autoskola": (13, 3),
+    "autoskola": (14, 3),
 }
 
 

@@ -926,6 +926,55 @@ CALENDAR_WORDS = _table(
 )
 
 
+# The calendar sets whose members a passage names instead: the weekend is its Saturday and
+# Sunday, a season its three months. A window naming a member answers a question for the set
+# ("Jezdíte i o víkendu?" over "v sobotu dopoledne po dohodě"); a window naming the weekend
+# answers one for its day ("Máte v sobotu otevřeno?" over "o víkendu 8-20"). Another member
+# never does (Saturday is no Sunday), and a month asks for no season: the genitive plural of
+# "léto" is "let", the years of every passage.
+_CALENDAR_SETS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    # (the set, its members, whether a member asks for the set too)
+    ("víkend", ("sobota", "neděle"), True),
+    ("zima", ("prosinec", "leden", "únor"), False),
+    ("jaro", ("březen", "duben", "květen"), False),
+    ("léto", ("červen", "červenec", "srpen"), False),
+    ("podzim", ("září", "říjen", "listopad"), False),
+    ("wochenende", ("samstag", "sonnabend", "sonntag"), True),
+    ("winter", ("dezember", "januar", "februar", "december", "january", "february"), False),
+    ("frühling", ("märz", "april", "mai"), False),
+    ("frühjahr", ("märz", "april", "mai"), False),
+    ("sommer", ("juni", "juli", "august"), False),
+    ("herbst", ("september", "oktober", "november"), False),
+    ("weekend", ("saturday", "sunday"), True),
+    ("summer", ("june", "july", "august"), False),
+    ("autumn", ("september", "october", "november"), False),
+    ("выходные", ("суббота", "воскресенье"), True),
+)
+
+
+def _kin_table() -> dict[str, tuple[str, ...]]:
+    """Each calendar word (as a key body) -> the lemma keys that answer for it."""
+    kin: dict[str, tuple[str, ...]] = {}
+    for whole, members, both in _CALENDAR_SETS:
+        kin[_form(whole)] = kin.get(_form(whole), ()) + tuple(f"l:{_form(m)}" for m in members)
+        for member in members if both else ():
+            kin[_form(member)] = kin.get(_form(member), ()) + (f"l:{_form(whole)}",)
+    return kin
+
+
+_CALENDAR_KIN = _kin_table()
+
+
+def calendar_kin(lemmas: Iterable[str], form: str) -> tuple[str, ...]:
+    """The lemma keys of the calendar times that answer for a question word's (its members, and
+    for a day of the weekend the weekend), by its unaccented form or a lemma; () for any other
+    word."""
+    out: tuple[str, ...] = ()
+    for word in dict.fromkeys((form, *lemmas)):
+        out += _CALENDAR_KIN.get(word, ())
+    return tuple(dict.fromkeys(out))
+
+
 # The parts of the day among them: a clock time says which part of the day it is ("do 22 hodin"
 # answers "Můžeme si večer grilovat?", "do 8:15" "Do kdy ráno ...?"). Not their adjectives: an
 # adjective names a kind of its noun ("ranní směna", "večerní kurz"), which a time is not.

@@ -50,6 +50,7 @@ from rag.language.answer_types import (
     answer_token,
     answer_type,
     asks_through_a_shell,
+    calendar_kin,
     counted_word,
     interrogative_forms,
     is_frame,
@@ -459,7 +460,9 @@ def question_needs(
                 related=families(w.surface, lang)
                 + placed(w.surface)
                 + spelled
-                + relational_keys(w.surface, prefixes, df, lang),
+                + relational_keys(w.surface, prefixes, df, lang)
+                # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
+                + calendar_kin(word_lemmas, w.form),
             )
             ranked.append((int(verb), df, i, need))
         else:

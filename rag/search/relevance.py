@@ -65,6 +65,7 @@ from rag.language.answer_types import (
     answer_type,
     asking_words,
     asks_through_a_shell,
+    calendar_kin,
     is_frame,
     is_name,
     names_a_part_of_day,
@@ -214,6 +215,9 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         )
     lang = retrieval.query.lang
     words = []
+    # the calendar times that answer for the question's (answer_types.calendar_kin): full text
+    # did not look for them, so a window holding one counts it as it counts a family it holds
+    calendar: set[str] = set()
     content, named = content_words(retrieval)
     for w in (*content, *named):
         keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
@@ -224,6 +228,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # in one for a person, the one who does it ("mluví": mluvčí)
         keys += families(w.surface, lang)
         keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
+        # a calendar set's members ("víkendu": "v sobotu"), as the answerability stage reads them
+        kin = calendar_kin([k[2:] for k in keys if k[0] == "l"], w.form)
+        keys += kin
+        calendar.update(kin)
         if needs is not None and needs.answer_type == "place":
             keys += place_families(w.surface, lang)
         elif needs is not None and needs.answer_type == "person":
@@ -235,6 +243,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     counted = [w for w in words if not w.optional]
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
     related = frozenset(k for w in words for k in w.keys if met_as_family(k))
+    windowed_keys = related.union(calendar)
     weighed = QuestionWords(words, n, params.prefix_credit)
     # how each is spelled in a chunk's unaccented text: a family's root in its words' forms, a
     # name's first letters as they are
@@ -282,9 +291,13 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             plain = unaccent(c.text.lower())
             kin = {k for k, root in roots if k in wanted and root in plain}
             if kin:
-                ranks = weighed.ranks(matched | kin)
+                matched |= kin
+                ranks = weighed.ranks(matched)
         evidence, coverage, support = weighed.evidence(ranks=ranks)
-        if _admissible(c, c.distance, near, known, coverage, support, params) or (
+        # a calendar time the question asks for counts as held without reading the chunk (a
+        # month or a day is spelled in many forms): for the bound only, not the evidence shown
+        bound = weighed.evidence(matched | calendar)[1:] if calendar else (coverage, support)
+        if _admissible(c, c.distance, near, known, *bound, params) or (
             bare and _foremost(c, retrieval, params)
         ):
             return None
@@ -316,7 +329,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         if needs is not None:
             answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
-            matched = _window_matched(c, answer, related)
+            matched = _window_matched(c, answer, windowed_keys)
         evidence, coverage, support = weighed.evidence(matched)
         if params.anchor_support:
             held, answer = _anchored(c, answer, needs, params, anchors, kind)
@@ -393,7 +406,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             c: Candidate, answer: Answerability
         ) -> tuple[list[WordEvidence], float, float]:
             """A skipped candidate's word evidence counted in its window, as above."""
-            return weighed.evidence(_window_matched(c, answer, related))
+            return weighed.evidence(_window_matched(c, answer, windowed_keys))
 
         _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
