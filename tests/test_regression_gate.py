@@ -292,8 +292,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and seventeen small knowledge bases of their own (1, 3,
-# 10, 5, 6, 6, 5, 4, 3, 6, 4, 5, 3, 4 and 4 documents, and two long documents). Each holds a floor
+# held-out batch over the sample corpus, and eighteen small knowledge bases of their own (1, 3,
+# 10, 5, 6, 6, 5, 4, 3, 6, 4, 5, 3, 4, 4 and 4 documents, and two long documents). Each holds a floor
 # just below what the shipped profile measures on it (recalled answerable cases at least,
 # not_found cases answered at most), so that any regression fails; docs/evaluation.md gives the
 # figures. Measured (recalled/answerable, answered/not_found): natural 36/45, 8/35; heldout
@@ -301,8 +301,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # or 19/21 (ordinace-017 sits at the edge), 0/10; obec 25/28, 2/15; eshop 25/30, 2/16; hrad
 # 19/20, 0/8; autoservis 18/22, 0/11; skolka 18/24, 2/11; penzion 20/22, 0/9; helpdesk 23/26,
 # 1/13; svj 16/20, 3/9; veterina 16/20, 1/9; pojistovna 17/23, 3/12; posilovna 14/17, 1/8;
-# jazykovka 13/18, 1/8; autoskola 15/22, 2/12. One case of slack each way for the fourth-decimal
-# differences of the vectors between machines and engines.
+# jazykovka 13/18, 1/8; autoskola 15/22, 2/12; koupaliste 15/24, 3/13. One case of slack each way
+# for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (35, 9),
@@ -324,6 +324,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
     "autoskola": (14, 3),
+    "koupaliste": (14, 4),
 }
 
 
