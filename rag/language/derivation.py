@@ -481,6 +481,16 @@ def agent_families(surface: str, lang: str) -> tuple[str, ...]:
     return tuple(FAMILY_KEY + _AGENT + r for r in dict.fromkeys((root, bare or root)))
 
 
+def asked_families(surface: str, kind: str | None, lang: str) -> tuple[str, ...]:
+    """The family keys a question word asks for by what its question asks: in a question for a
+    place, where its action happens ("Kde se dá zaparkovat?" over "Parkoviště je pod hradem");
+    in one for a person, who does it ("Kdo mluví za železárny?" over "... řekl mluvčí
+    železáren"); nothing in any other."""
+    if kind == "place":
+        return place_families(surface, lang)
+    return agent_families(surface, lang) if kind == "person" else ()
+
+
 # The suffixes of Czech agent nouns (nomina agentis), longest first: -tel (provozovatel,
 # pořadatel, dodavatel), -č (hlídač, prodavač, řidič) and its feminine -čka (uklízečka), -čí
 # (mluvčí), -ník (pracovník), -ář (opravář), -átor and -or (organizátor, kontrolor), -ér

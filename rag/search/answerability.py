@@ -67,13 +67,7 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
-from rag.language.derivation import (
-    agent_families,
-    families,
-    finite_verb,
-    held_families,
-    place_families,
-)
+from rag.language.derivation import asked_families, families, finite_verb, held_families
 from rag.language.keys import (
     PREFIX_LEN,
     Token,
@@ -384,14 +378,6 @@ def question_needs(
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
 
-    def placed(surface: str) -> tuple[str, ...]:
-        # a question for a place asks where its action happens: "Kde se dá zaparkovat?" over
-        # "Parkoviště je pod hradem"; one for a person, who does it: "Kdo mluví za
-        # železárny?" over "... řekl mluvčí železáren"
-        if kind == "place":
-            return place_families(surface, lang)
-        return agent_families(surface, lang) if kind == "person" else ()
-
     required: list[Need] = []
     last_at = -2
     ranked: list[tuple[int, int, int, Need]] = []
@@ -458,7 +444,7 @@ def question_needs(
                 form=w.form,
                 verb=predicate,
                 related=families(w.surface, lang)
-                + placed(w.surface)
+                + asked_families(w.surface, kind, lang)
                 + spelled
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)

@@ -72,7 +72,7 @@ from rag.language.answer_types import (
     names_a_time,
     names_the_answer,
 )
-from rag.language.derivation import agent_families, families, place_families, written
+from rag.language.derivation import asked_families, families, written
 from rag.language.keys import unaccent
 from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
@@ -232,10 +232,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         kin = calendar_kin([k[2:] for k in keys if k[0] == "l"], w.form)
         keys += kin
         calendar.update(kin)
-        if needs is not None and needs.answer_type == "place":
-            keys += place_families(w.surface, lang)
-        elif needs is not None and needs.answer_type == "person":
-            keys += agent_families(w.surface, lang)
+        if needs is not None:
+            keys += asked_families(w.surface, needs.answer_type, lang)
         # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
         # key holds: evidence where a candidate has the word, no lack where it has not
         optional = w in named or names_a_part_of_day([k[2:] for k in keys if k[0] == "l"], w.form)
