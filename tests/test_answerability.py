@@ -1086,3 +1086,24 @@ def test_the_modifier_check_reads_a_sentence_word_by_word_as_its_analysis() -> N
         assert keys == [{*search_keys(t), *held_families(t.surface, "cs")} for t in tokens]
         # the second reading comes from the cache and is the same
         assert _read(text, s, "cs") == (words, keys, forms)
+
+
+@pytest.mark.parametrize(
+    ("question", "answers"),
+    [
+        # the bare noun names the asker's employer, the documents' author: no passage need
+        ("Kolik mi firma dává na stravenky?", True),
+        ("Kolik mi zaměstnavatel dává na stravenky?", True),
+        ("Dostanu od podniku stravenky?", True),
+        # with an attribute or a name it is another organisation, which the passage must name
+        ("Kolik dává úklidová firma na stravenky?", False),
+        ("Kolik dává firma Elektroservis na stravenky?", False),
+        ("Úklidová firma dává stravenky?", False),
+    ],
+)
+def test_the_bare_employer_of_a_question_is_the_documents_author(
+    question: str, answers: bool
+) -> None:
+    passage = "Zaměstnanci dostávají stravenky v hodnotě 150 Kč, polovinu hradí sami."
+    a = assess(passage, "cs", _needs(question, "cs", focus=3), 1, True)
+    assert a.answers is answers, a.as_dict()

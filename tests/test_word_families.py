@@ -74,6 +74,9 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("navrhnout", "navržený"),
         ("obléknout", "oblečený"),  # and a participle has no mobile "e"
         ("snížit", "snížení"),  # a verb's "ž" is its own
+        # a prefixed verb's root as its verb's, whose -hnout verb the dictionary may know alone
+        ("podržíte", "držíme"),
+        ("zadržet", "držet"),
         ("použít", "použitý"),
         # the prefixed verbs of motion and their nouns of the iterative stem
         ("odjet", "odjezdu"),
@@ -174,6 +177,7 @@ def test_a_roots_spellings_bound_the_words_that_hold_it() -> None:
         *("odjedete", "odjel", "přijde", "přišla", "odešel", "vejděte", "vyšli"),
         *("přivádějte", "přívod", "přinášíme", "odvoz", "odvážíme", "přijetí", "přijat"),
         *("vyřízení", "poškozený", "vrácený", "ukončení", "zranění", "dosažení", "zamčený"),
+        *("zadržený", "podržte"),
     ):
         root = held_families(word, "cs")[0]
         assert any(spelled in unaccent(word) for spelled in written(root)), (word, root)
@@ -443,3 +447,29 @@ def test_a_word_with_an_agents_ending_and_no_verb_is_no_agent(word: str) -> None
     # an action noun) of the dictionary behind them they hold no agent's root
     assert not any(k.startswith("f:%") for k in held_families(word, "cs"))
     assert agent_families("mluví", "de") == ()
+
+
+@pytest.mark.parametrize(
+    ("spoken", "written"),
+    [
+        ("řidičák", "řidičský"),  # řidičský průkaz
+        ("řidičáku", "řidičském"),  # in a case
+        ("služebku", "služební"),  # služební cesta
+        ("služebce", "služební"),  # the locative's "c"
+        ("techničák", "technického"),  # the stem's "č" is the adjective's "c"
+        ("zimáku", "zimním"),  # zimní stadion
+        ("permanentku", "permanentní"),  # permanentní vstupenka
+    ],
+)
+def test_a_spoken_univerbation_asks_for_its_adjective(spoken: str, written: str) -> None:
+    assert set(families(spoken, "cs")) & set(held_families(written, "cs"))
+
+
+@pytest.mark.parametrize("word", ["matku", "sporák", "známku", "školka", "tramvajku"])
+def test_a_word_the_dictionary_knows_or_without_an_adjective_is_no_univerbation(
+    word: str,
+) -> None:
+    # a written word keeps its own meaning (matka is no "matný", sporák no "sporný"), and an
+    # unknown word whose stem makes no adjective of the dictionary asks only for its own root
+    assert families(word, "cs") == families(word, "cs")[:2]
+    assert families("řidičák", "de") == ()

@@ -99,12 +99,13 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 # verbs of bringing ("Musíme si vézt ručníky?" asks whether towels are provided), a phrasal
 # verb's "zpět" ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is
 # nearest to the asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"),
+# the imperfective of a listed light verb as the verb ("Kolik mi firma dává na stravenky?"),
 # and the "ceně" of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti
 # kupují sami").
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
-        najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat získat
-        dát provést probíhat probíhá platit používat jít starost obrátit spojit poznat
+        najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
+        získat získávat dát dávat provést probíhat probíhá platit používat jít starost obrátit spojit poznat
         postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
         psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší jet ceně
         uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
@@ -992,6 +993,27 @@ def names_a_part_of_day(lemmas: Iterable[str], form: str) -> bool:
 def names_a_time(lemmas: Iterable[str], form: str) -> bool:
     """Whether a question word names a calendar time (its lemma or its form is one)."""
     return _among(CALENDAR_WORDS, lemmas, form)
+
+
+# The nouns by which an employee names their own employer ("Kolik mi firma dává na
+# stravenky?", "Jak mi podnik pomáhá šetřit?", "Co proplácí zaměstnavatel?"), in the singular
+# cases a question puts them in (not "firmy", also the plural of "pro firmy"). Asked of the
+# organisation's own documents they point at the documents' author, as "vy" does in "Půjčujete
+# plavky?", and the passage that answers need not name it ("Zaměstnanci dostávají ..."). Only
+# the bare noun: with an attribute or a name ("výtahová firma", "firma Elektroservis") it is
+# another organisation, and the caller checks that.
+_OWN_ORGANIZATION: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """firma firmě firmu firmou podnik podniku podnikem zaměstnavatel zaměstnavatele
+        zaměstnavateli zaměstnavatelem"""
+    ),
+}
+
+
+def names_the_employer(form: str, lang: str) -> bool:
+    """Whether a question word, by its unaccented form, is one by which an employee names their
+    own organisation (``_OWN_ORGANIZATION``); the caller checks that it stands bare."""
+    return form in _OWN_ORGANIZATION.get(lang, frozenset())
 
 
 def is_frame(lemmas: Iterable[str], form: str, lang: str, written: str | None = None) -> bool:

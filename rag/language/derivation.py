@@ -384,7 +384,8 @@ def _iotated(root: str) -> str:
     "z" of a "d" where the dictionary knows the verb in -dit (zobrazení is of zobrazit,
     vyřízení of vyřídit); and the "ž" of an "h", the "č" of a "k" where it knows the verb in
     -hnout or -knout, its root's vowel long or short (dosáhnout / dosažení, zamknout /
-    zamčený; snížení is of snížit)."""
+    zamčený; snížení is of snížit). A prefixed verb's root is read as its verb's, since the
+    dictionary may know the -hnout verb without the prefix only (podržet as držet)."""
     if root.endswith("c"):
         return root[:-1] + "t"
     if root.endswith("z") and _known(root[:-1] + "dit", "cs"):
@@ -392,7 +393,8 @@ def _iotated(root: str) -> str:
     velar = {"ž": "h", "č": "k"}.get(root[-1:])
     if velar is not None:
         for stem in dict.fromkeys((root[:-1], _lengthened(root[:-1]))):
-            if _known(stem + velar + "nout", "cs"):
+            unprefixed = [stem[len(p) :] for p in _PREFIXES["cs"] if stem.startswith(p)]
+            if any(_known(s + velar + "nout", "cs") for s in (stem, *unprefixed) if s):
                 return stem + velar
     return root
 
@@ -433,9 +435,61 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
     root, bare = _roots(surface, lang)
     if not root:
         return ()
+    adjective = _univerbal_adjective(surface, lang)
+    spoken = families(adjective, lang) if adjective is not None else ()
     if bare is not None:
-        return (FAMILY_KEY + root, FAMILY_KEY + bare)
-    return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + root)
+        return (FAMILY_KEY + root, FAMILY_KEY + bare, *spoken)
+    return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + root, *spoken)
+
+
+# Spoken Czech makes one noun of an adjective and its noun (univerbation): "řidičák" of
+# "řidičský průkaz", "služebka" of "služební cesta", "techničák" of "technický průkaz", "zimák"
+# of "zimní stadion": the adjective's stem and -ák or -ka, declined as any such noun (the
+# endings below, longest first). A dictionary of the written language lacks these words.
+_UNIVERBAL_ENDINGS = (
+    "ákách",
+    "ákům",
+    "ákem",
+    "áků",
+    "áky",
+    "áku",
+    "áka",
+    "ák",
+    "kami",
+    "kách",
+    "kám",
+    "kou",
+    "ek",
+    "ky",
+    "ku",
+    "ce",
+    "ka",
+)
+# The adjective endings a univerbation's stem is tried with (řidič-ský, služeb-ní, zim-ní).
+_ADJECTIVE_ENDINGS = ("ský", "ní", "ný", "ový")
+
+
+@lru_cache(maxsize=65536)
+def _univerbal_adjective(surface: str, lang: str) -> str | None:
+    """The adjective a spoken univerbation is made of ("řidičáku": řidičský, "služebku":
+    služební, "techničák": technický), or None: for a word the dictionary knows (its own
+    meaning stands), a capitalized one (a name: Sobotka, Švédka), another language or no
+    adjective of its stem."""
+    word = surface.lower()
+    if lang != "cs" or len(word) < _MIN_WORD or not surface.isalpha() or not surface.islower():
+        return None
+    if _known(word, lang):
+        return None
+    if (lemma_candidates(surface, lang, False) or [word])[0].lower() != word:
+        return None
+    ending = next((e for e in _UNIVERBAL_ENDINGS if word.endswith(e)), None)
+    if ending is None or len(word) - len(ending) < _MIN_ROOT:
+        return None
+    stem = word[: -len(ending)]
+    candidates = [stem + e for e in _ADJECTIVE_ENDINGS]
+    if stem.endswith("č"):
+        candidates.append(stem[:-1] + "cký")  # techničák: technický
+    return next((c for c in candidates if _known(c, lang)), None)
 
 
 def held_families(surface: str, lang: str) -> tuple[str, ...]:

@@ -61,6 +61,7 @@ from rag.language.answer_types import (
     names_a_part_of_day,
     names_a_time,
     names_the_answer,
+    names_the_employer,
     number_values,
     numeral_compound,
     sentence_classes,
@@ -100,6 +101,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 38: a prefixed verb's iotated root as its unprefixed verb's (podržet, zadržený: drh, as držet;
+# derivation._iotated);
 # 37: agent nouns hold their verb's root as an agent (mluvčí: f:%mluv, provozovatel:
 # f:%provoz; derivation._agent_root);
 # 36: the irregular forms of "jíst" at a sentence's start too (Nejezte); 35: the Czech
@@ -140,7 +143,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 37
+ANALYSIS_VERSION = 38
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +262,24 @@ def _adjective(surface: str, lang: str) -> bool:
     the ending of an adjective."""
     pattern = _ADJECTIVE_ENDINGS.get(lang)
     return pattern is None or pattern.search(surface) is not None
+
+
+def bare_employer(words: list[QueryWord], at: int, lang: str) -> bool:
+    """Whether the question word at ``at`` names the asker's own organisation
+    (:func:`names_the_employer`) and stands bare: no attribute before it ("výtahová firma"),
+    no name after it ("firma Elektroservis", "podnik ČEZ")."""
+    if not names_the_employer(words[at].form, lang):
+        return False
+    before = words[at - 1].surface if at > 0 else ""
+    after = words[at + 1].surface if at + 1 < len(words) else ""
+    pattern = _ADJECTIVE_ENDINGS.get(lang)
+    # an adjective, in lower case or as the question's first word ("Tuzemská firma ...")
+    attributed = (
+        (before.islower() or at == 1)
+        and pattern is not None
+        and pattern.search(before.lower()) is not None
+    )
+    return not attributed and not (after and is_name(after, at + 1, lang))
 
 
 def _written_otherwise(text: str, tokens: list[Token], lang: str) -> list[str]:
@@ -428,6 +449,8 @@ def question_needs(
             last_at = at
         elif names_the_answer(kind, word_lemmas, w.form, lang, timed, shelled):
             continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
+        elif bare_employer(query.all_words, position[w.form], lang):
+            continue  # "Kolik mi firma dává na stravenky?": the documents' author
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])

@@ -78,7 +78,13 @@ from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
-from rag.search.answerability import Answerability, QuestionNeeds, assess, question_needs
+from rag.search.answerability import (
+    Answerability,
+    QuestionNeeds,
+    assess,
+    bare_employer,
+    question_needs,
+)
 from rag.search.pull import PULL_OFF
 from rag.search.retrieve import Candidate, Retrieval, read_analyses
 from rag.search.word_evidence import QuestionWords, Word, WordEvidence, idf, met_as_family
@@ -450,7 +456,10 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     named = [
         w
         for w in unframed
-        if w in asking or names_the_answer(kind, lemmas_of(w), w.form, lang, timed, shelled)
+        if w in asking
+        or names_the_answer(kind, lemmas_of(w), w.form, lang, timed, shelled)
+        # "firma" of "Kolik mi firma dává na stravenky?": the documents' author
+        or bare_employer(q.all_words, forms.index(w.form), lang)
     ]
     return [w for w in unframed if w not in named], named
 
