@@ -1107,3 +1107,20 @@ def test_the_bare_employer_of_a_question_is_the_documents_author(
     passage = "Zaměstnanci dostávají stravenky v hodnotě 150 Kč, polovinu hradí sami."
     a = assess(passage, "cs", _needs(question, "cs", focus=3), 1, True)
     assert a.answers is answers, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "answers"),
+    [
+        # a verb of coming after a modal asks whether a visit is possible: the terms answer
+        ("Můžu přijet bez objednání?", "Bez objednání opravujeme jen drobné závady.", True),
+        ("Do kolika můžu přijít večer?", "Posilovna je otevřená denně od 6:00 do 22:00.", True),
+        # elsewhere the verb says what happens, and the passage must say it
+        ("Kdy přijede technik?", "Technik odjíždí z dílny v 8:00.", False),
+    ],
+)
+def test_a_verb_of_coming_after_a_modal_frames_the_question(
+    question: str, passage: str, answers: bool
+) -> None:
+    a = assess(passage, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()

@@ -1016,6 +1016,26 @@ def names_the_employer(form: str, lang: str) -> bool:
     return form in _OWN_ORGANIZATION.get(lang, frozenset())
 
 
+# A verb of coming after a modal ("Můžu přijet bez objednání?", "Do kolika můžu přijít
+# večer?") asks whether a visit is possible, as "jít" of "Můžu jít do vířivky?" does: the
+# passage answers with the hours and terms of the visit, not with the verb. Elsewhere the verb
+# says what happened ("Do Brna přijelo 500 lidí") and stays a content word.
+_COMING: dict[str, frozenset[str]] = {"cs": _table("přijít přijet")}
+_MODALS: dict[str, frozenset[str]] = {
+    "cs": _table("můžu mohu můžeš můžeme můžete může mohou smím smíme smíte smí lze musím musíme")
+}
+
+
+def frames_a_visit(lemmas: Iterable[str], forms: list[str], at: int, lang: str) -> bool:
+    """Whether the question word at ``at`` (its lemmas given) is a verb of coming right after a
+    modal, which frames the question as a light verb does (``_COMING``)."""
+    return (
+        at > 0
+        and forms[at - 1] in _MODALS.get(lang, frozenset())
+        and _among(_COMING.get(lang, frozenset()), lemmas, forms[at])
+    )
+
+
 def is_frame(lemmas: Iterable[str], form: str, lang: str, written: str | None = None) -> bool:
     """Whether a question word only frames the question (its lemma or form is a frame word).
 

@@ -52,6 +52,7 @@ from rag.language.answer_types import (
     asks_through_a_shell,
     calendar_kin,
     counted_word,
+    frames_a_visit,
     interrogative_forms,
     is_frame,
     is_identifier,
@@ -449,6 +450,8 @@ def question_needs(
             last_at = at
         elif names_the_answer(kind, word_lemmas, w.form, lang, timed, shelled):
             continue  # "telefonní číslo", "za kolik koupit": as "jak dlouho" does
+        elif frames_a_visit(word_lemmas, forms, position[w.form], lang):
+            continue  # "Můžu přijet bez objednání?": whether a visit is possible
         elif bare_employer(query.all_words, position[w.form], lang):
             continue  # "Kolik mi firma dává na stravenky?": the documents' author
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):

@@ -66,6 +66,7 @@ from rag.language.answer_types import (
     asking_words,
     asks_through_a_shell,
     calendar_kin,
+    frames_a_visit,
     is_frame,
     is_name,
     names_a_part_of_day,
@@ -448,6 +449,7 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
         w
         for w in q.words
         if not is_frame(lemmas_of(w), w.form, lang, w.surface if accented else None)
+        and not frames_a_visit(lemmas_of(w), forms, forms.index(w.form), lang)
     ]
     kind = answer_type(forms, every, lang)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in q.all_words)
