@@ -110,7 +110,7 @@ def test_coverage_arithmetic_count_mode() -> None:
     j = judge(r, WORDS_ONLY)[0]
     assert j.coverage == pytest.approx(0.5) and not j.passed
     # a common word (df 50 of 100 > 2 %) does not count as evidence
-    r = _retrieval([("litomysl", 1), ("firma", 50)], {"litomysl": "lemma", "firma": "lemma"}, 100)
+    r = _retrieval([("litomysl", 1), ("sklad", 50)], {"litomysl": "lemma", "sklad": "lemma"}, 100)
     assert judge(r, WORDS_ONLY)[0].coverage == pytest.approx(0.5)
 
 

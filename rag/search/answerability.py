@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -265,7 +265,7 @@ def _adjective(surface: str, lang: str) -> bool:
     return pattern is None or pattern.search(surface) is not None
 
 
-def bare_employer(words: list[QueryWord], at: int, lang: str) -> bool:
+def bare_employer(words: Sequence[QueryWord], at: int, lang: str) -> bool:
     """Whether the question word at ``at`` names the asker's own organisation
     (:func:`names_the_employer`) and stands bare: no attribute before it ("výtahová firma"),
     no name after it ("firma Elektroservis", "podnik ČEZ")."""
