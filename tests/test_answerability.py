@@ -1124,3 +1124,36 @@ def test_a_verb_of_coming_after_a_modal_frames_the_question(
 ) -> None:
     a = assess(passage, "cs", _needs(question, "cs"), 2, True)
     assert a.answers is answers, a.as_dict()
+
+
+CONTACTS = (
+    "Jednatelka Marie Dostálová má na starosti klíče a smlouvy; píšete jí na "
+    "jednatel@osada.cz. O vodu se stará Karel Šimek, telefon 604 338 917."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answers"),
+    [
+        # the telephone of the next sentence is another person's
+        ("Jaký telefon má jednatelka?", CONTACTS, False),
+        ("Jaký e-mail má jednatelka?", CONTACTS, True),
+        ("Jaký telefon má Karel Šimek?", CONTACTS, True),
+        # a sentence naming the same person, or none, gives the contact of the one named before
+        (
+            "Jaký telefon má vedoucí kuchyně?",
+            "Vedoucí kuchyně je Jana Malá. Kontakt: Jana Malá, telefon 777 123 456.",
+            True,
+        ),
+        (
+            "Jaký telefon má vedoucí kuchyně?",
+            "Vedoucí kuchyně je Jana Malá. Telefon do kuchyně je 777 123 456.",
+            True,
+        ),
+    ],
+)
+def test_a_contact_in_the_next_sentence_is_of_the_person_it_names(
+    question: str, text: str, answers: bool
+) -> None:
+    a = assess(text, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()

@@ -45,6 +45,7 @@ from typing import Any
 from rag.ingest.chunking import sentence_spans
 from rag.language import attachment
 from rag.language.answer_types import (
+    CONTACT_TYPES,
     AnswerType,
     accepted_classes,
     answer_token,
@@ -925,6 +926,22 @@ class _Plan:
         return cover
 
 
+def _persons(s: Sentence, asked: frozenset[str]) -> frozenset[str]:
+    """The words of the persons a sentence names, other than the question's own."""
+    return frozenset(t for c, tokens in s.classes if c == "person" for t in tokens) - asked
+
+
+def _owned(persons: list[frozenset[str]] | None, masks: list[int], first: int, last: int) -> bool:
+    """Whether the contact in sentence ``last`` of the window ``first``..``last`` may be the one
+    asked for: the sentence holds a word of the question, or names no person the window's
+    other sentences do not ("Jaký telefon má jednatelka?" over "Jednatelka ... píšete jí na
+    e-mail. O vodu se stará Karel Šimek, telefon 604 ...": Šimek's telephone). Any window of a
+    question for anything but a contact."""
+    if persons is None or masks[last] or not persons[last]:
+        return True
+    return persons[last] <= frozenset().union(*persons[first:last])
+
+
 def _answers_type(s: Sentence, kind: AnswerType, asked: frozenset[str]) -> bool:
     """Whether the sentence holds a token of a class that answers ``kind``, not the question's own."""
     accepts = accepted_classes(kind)
@@ -970,6 +987,8 @@ def assess(
         if kind is None
         else [_answers_type(s, kind, needs.asked) for s in sents]
     )
+    # whose contact: the persons each sentence names, other than the question's own
+    others = [_persons(s, needs.asked) for s in sents] if kind in CONTACT_TYPES else None
     # a heading opens a window, never closes one: it names the section after it, not the one
     # that ends above it ("Výdejní sklad v Třebíči ..." above "## Zákaznická podpora")
     headings = [_heading(text, sents, j) for j in range(len(sents))]
@@ -981,7 +1000,7 @@ def assess(
             if j > i and headings[j]:
                 break
             held |= masks[j]
-            type_ok = type_ok or typed[j]
+            type_ok = type_ok or (typed[j] and _owned(others, masks, i, j))
             checks, cover = plan.window(held, titled, prefix_credit)
             score = (checks + int(type_ok), cover, j - i, -i)
             if best is None or score > best[0]:
