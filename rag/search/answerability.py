@@ -935,8 +935,8 @@ def _owned(persons: list[frozenset[str]] | None, masks: list[int], first: int, l
     """Whether the contact in sentence ``last`` of the window ``first``..``last`` may be the one
     asked for: the sentence holds a word of the question, or names no person the window's
     other sentences do not ("Jaký telefon má jednatelka?" over "Jednatelka ... píšete jí na
-    e-mail. O vodu se stará Karel Šimek, telefon 604 ...": Šimek's telephone). Any window of a
-    question for anything but a contact."""
+    e-mail. O vodu se stará Karel Šimek, telefon 604 ...": Šimek's telephone). True for every
+    window of a question for anything but a contact (``persons`` None)."""
     if persons is None or masks[last] or not persons[last]:
         return True
     return persons[last] <= frozenset().union(*persons[first:last])

@@ -422,7 +422,8 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     them.
 
     The first are its content words less the frame words ("mít", "dělat", "stát" of "Kolik
-    mám dní dovolené?", "Co dělat při požáru?"). A light verb frames the question and says
+    mám dní dovolené?", "Co dělat při požáru?") and a verb of coming after a modal ("Můžu
+    přijet bez objednání?"). A light verb frames the question and says
     nothing of its topic, so a passage need not hold it: the answerability stage already leaves
     it out of the focus (:func:`is_frame`), and the rules that count words must not count
     against a passage what the question only framed.
@@ -432,7 +433,8 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     for a time the opening ("otevřeno"), the interrogative's own words ("daleko" of "Jak daleko
     ...?"). A passage gives the answer without them ("deset minut pěšky"), or with them
     ("Školka je otevřená od 6:30", "věž, vysoká 24 metrů"), and where it has them they are
-    evidence."""
+    evidence. So does the bare noun by which the asker names their employer ("firma" of "Kolik
+    mi firma dává na stravenky?"): the documents' author, whom the passage need not name."""
     q = retrieval.query
     lang = q.lang
 
