@@ -106,9 +106,9 @@ _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
         získat získávat dát dávat provést probíhat probíhá platit používat jít starost obrátit
-        spojit poznat postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní slečna napsat
-        psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší jet ceně
-        uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
+        spojit poznat postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní
+        slečna napsat psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší
+        jet ceně uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
         vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",

@@ -466,7 +466,7 @@ _UNIVERBAL_ENDINGS = (
     "ka",
 )
 # The adjective endings a univerbation's stem is tried with (řidič-ský, služeb-ní, zim-ní).
-_ADJECTIVE_ENDINGS = ("ský", "ní", "ný", "ový")
+_UNIVERBAL_ADJECTIVES = ("ský", "ní", "ný", "ový")
 
 
 @lru_cache(maxsize=65536)
@@ -475,18 +475,14 @@ def _univerbal_adjective(surface: str, lang: str) -> str | None:
     služební, "techničák": technický), or None: for a word the dictionary knows (its own
     meaning stands), a capitalized one (a name: Sobotka, Švédka), another language or no
     adjective of its stem."""
-    word = surface.lower()
-    if lang != "cs" or len(word) < _MIN_WORD or not surface.isalpha() or not surface.islower():
+    if not surface.isalpha() or not surface.islower() or _known(surface, lang):
         return None
-    if _known(word, lang):
+    split = _suffixed(surface, lang, _UNIVERBAL_ENDINGS)
+    # a word the lemmatizer reads as another's form is that word, no univerbation
+    if split is None or "".join(split) != surface or len(split[0]) < _MIN_ROOT:
         return None
-    if (lemma_candidates(surface, lang, False) or [word])[0].lower() != word:
-        return None
-    ending = next((e for e in _UNIVERBAL_ENDINGS if word.endswith(e)), None)
-    if ending is None or len(word) - len(ending) < _MIN_ROOT:
-        return None
-    stem = word[: -len(ending)]
-    candidates = [stem + e for e in _ADJECTIVE_ENDINGS]
+    stem = split[0]
+    candidates = [stem + e for e in _UNIVERBAL_ADJECTIVES]
     if stem.endswith("č"):
         candidates.append(stem[:-1] + "cký")  # techničák: technický
     return next((c for c in candidates if _known(c, lang)), None)
