@@ -1157,3 +1157,36 @@ def test_a_contact_in_the_next_sentence_is_of_the_person_it_names(
 ) -> None:
     a = assess(text, "cs", _needs(question, "cs"), 2, True)
     assert a.answers is answers, a.as_dict()
+
+
+ADVISERS = (
+    "Konzultaci s proděkanem si domluvíte přes sekretariát, tel. 549 493 100. Studijní "
+    "poradkyně Eva Pokorná pomáhá s rozvrhem, konzultace jsou ve čtvrtek v místnosti 108."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "answers"),
+    [
+        # the telephone of the sentence before the one naming the adviser is what that
+        # sentence speaks of: a text introduces its subject before it says more of it
+        ("Jaký telefon má studijní poradkyně?", ADVISERS, False),
+        ("Jaký telefon má sekretariát?", ADVISERS, True),
+        # the sentence after still gives it, and so does one before that holds a question word
+        (
+            "Jaký telefon má studijní poradkyně?",
+            "Studijní poradkyně Eva Pokorná pomáhá s rozvrhem. Volejte jí na 549 493 108.",
+            True,
+        ),
+        (
+            "Jaký telefon má poradkyně?",
+            "Poradkyni zastihnete na 549 493 108. Poradkyně Eva Pokorná pomáhá s rozvrhem.",
+            True,
+        ),
+    ],
+)
+def test_a_contact_before_the_subject_is_named_is_not_its_contact(
+    question: str, text: str, answers: bool
+) -> None:
+    a = assess(text, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()

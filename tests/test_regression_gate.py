@@ -328,6 +328,8 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "koupaliste": (14, 4),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
+    "studijni": (32, 4),
+    "autobusy": (12, 1),
 }
 
 

@@ -473,3 +473,34 @@ def test_a_word_the_dictionary_knows_or_without_an_adjective_is_no_univerbation(
     # unknown word whose stem makes no adjective of the dictionary asks only for its own root
     assert families(word, "cs") == families(word, "cs")[:2]
     assert families("řidičák", "de") == ()
+
+
+@pytest.mark.parametrize(
+    ("adjective", "noun"),
+    [
+        ("bezlepkové", "lepku"),  # bezlepkový: bez lepku, the noun's mobile "e" (lepek)
+        ("bezbariérový", "bariéry"),
+        ("bezhotovostní", "hotovosti"),  # of an -ost noun
+        ("bezplatně", "platit"),  # the adverb as its adjective
+        ("bezkontaktní", "kontaktu"),
+    ],
+)
+def test_an_adjective_in_bez_says_without_its_noun(adjective: str, noun: str) -> None:
+    # either way: a passage's adjective meets the question's noun, and the other way round
+    assert set(families(noun, "cs")) & set(held_families(adjective, "cs"))
+    assert set(families(adjective, "cs")) & set(held_families(noun, "cs"))
+
+
+@pytest.mark.parametrize(
+    ("adjective", "word"),
+    [
+        ("bezpečnostní", "bezpečnost"),  # of bezpečnost: no noun "pečnost"
+        ("bezpečný", "pečení"),  # a rest of three letters
+        ("bezvadný", "vadit"),
+    ],
+)
+def test_an_adjective_in_bez_without_a_noun_of_four_letters_keeps_its_own_root(
+    adjective: str, word: str
+) -> None:
+    assert len(held_families(adjective, "cs")) == 1, held_families(adjective, "cs")
+    assert not _joined(adjective, word) or word.startswith("bez")

@@ -196,6 +196,17 @@ _PREFIXES: dict[str, tuple[str, ...]] = {
     ),
     "ru": ("пере", "под", "над", "раз", "рас", "при", "про", "по", "за", "на", "вы", "от", "до"),
 }
+# A Czech adjective in bez- says "without" its noun (bezlepkový: bez lepku, bezdrátový: bez
+# drátu, bezbariérový: bez bariér, bezhotovostní: bez hotovosti), so the noun's root is its
+# family's as an aspectual prefix's verb is: a passage's "bezlepková jídla" speaks of "lepek"
+# and a question's "bez lepku" of "bezlepkový". The noun must be a word of the dictionary (no
+# "pečnost" in bezpečnostní, the adjective of bezpečnost), and a rest of three letters is too
+# often another word's root (bezpečný: pec, bezvadný: vad), so the rest needs four.
+_PRIVATIVE = {"cs": ("bez", ("ový", "ní", "ný", "ský", "cký", "ostní"))}
+_PRIVATIVE_ROOT = 4
+# the noun's nominative after the rest: none, a gender's ending, -ost, or a mobile "e" before
+# the last consonant (lepek: lepkový)
+_NOUN_ENDS = ("", "a", "o", "e", "ost")
 
 
 @lru_cache(maxsize=65536)
@@ -244,6 +255,16 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     elif not verbal and lang == "cs":
         root = _velar_ch(root, ending)
     root = _plain_end(root)
+    privative = _PRIVATIVE.get(lang)
+    if (
+        privative is not None
+        and not verbal
+        and ending in privative[1]
+        and root.startswith(privative[0])
+        and len(root) - len(privative[0]) >= _PRIVATIVE_ROOT
+        and _privative_noun(root[len(privative[0]) :], lang)
+    ):
+        return _plain_vowels(root, lang), _plain_vowels(root[len(privative[0]) :], lang)
     if verbal:
         for prefix in _PREFIXES.get(lang, ()):
             if root.startswith(prefix) and len(root) - len(prefix) >= _MIN_ROOT:
@@ -252,6 +273,14 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
                 bare = _plain_vowels(root[len(prefix) :], lang)
                 return _plain_vowels(root, lang), bare if len(bare) >= _MIN_ROOT else None
     return _plain_vowels(root, lang), None
+
+
+def _privative_noun(rest: str, lang: str) -> bool:
+    """Whether a bez- adjective's rest (lepk, bariér, hotov) is a noun of the dictionary: a
+    word of its own, not another's form (pečen is péct's)."""
+    nouns = [rest + e for e in _NOUN_ENDS]
+    nouns.append(rest[:-1] + "e" + rest[-1])
+    return any(_known(n, lang) and lemma_candidates(n, lang, False)[0] == n for n in nouns)
 
 
 # The prefixed verbs of the two verbs of motion whose nouns are made from another stem, their

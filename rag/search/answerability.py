@@ -103,6 +103,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 39: an adjective in bez- holds its noun's root as a prefix's (bezlepkový: f:-lepk;
+# derivation._PRIVATIVE);
 # 38: a prefixed verb's iotated root as its unprefixed verb's (podržet, zadržený: drh, as držet;
 # derivation._iotated);
 # 37: agent nouns hold their verb's root as an agent (mluvčí: f:%mluv, provozovatel:
@@ -145,7 +147,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 38
+ANALYSIS_VERSION = 39
 
 
 @dataclass(frozen=True, slots=True)
@@ -996,15 +998,21 @@ def assess(
     for i in range(len(sents)):
         held = 0
         type_ok = False
+        leading = False  # a contact before every question word of the window (_leading)
         for j in range(i, min(i + window_size, len(sents))):
             if j > i and headings[j]:
                 break
             held |= masks[j]
-            type_ok = type_ok or (typed[j] and _owned(others, masks, i, j))
+            if typed[j] and _owned(others, masks, i, j):
+                if others is not None and not held:
+                    leading = True
+                else:
+                    type_ok = True
+            answered = type_ok or (leading and not held)
             checks, cover = plan.window(held, titled, prefix_credit)
-            score = (checks + int(type_ok), cover, j - i, -i)
+            score = (checks + int(answered), cover, j - i, -i)
             if best is None or score > best[0]:
-                best = (score, i, j, type_ok)
+                best = (score, i, j, answered)
     assert best is not None
     _, i, j, type_ok = best
     type_token = None
