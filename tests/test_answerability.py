@@ -1190,3 +1190,20 @@ def test_a_contact_before_the_subject_is_named_is_not_its_contact(
 ) -> None:
     a = assess(text, "cs", _needs(question, "cs"), 2, True)
     assert a.answers is answers, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("text", "answers"),
+    [
+        # another person of the department is not its head, however common "vedoucí" is
+        ("Eva Procházková upozornila, že zákazníci zákaznické podpory žádají pomoc.", False),
+        ("Vedoucím zákaznické podpory je Eva Procházková.", True),
+        # the participle's verb says the position too
+        ("Zákaznickou podporu vede Eva Procházková.", True),
+    ],
+)
+def test_a_question_for_a_person_by_position_needs_the_position(text: str, answers: bool) -> None:
+    needs = _needs("Jak se jmenuje vedoucí zákaznické podpory?", "cs")
+    assert "vedoucí" in [f.surface for f in needs.focus]
+    a = assess(text, "cs", needs, 2, True)
+    assert a.answers is answers, a.as_dict()

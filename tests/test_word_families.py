@@ -11,6 +11,7 @@ from rag.language.derivation import (
     families,
     finite_verb,
     held_families,
+    participle_verb,
     place_families,
     written,
 )
@@ -504,3 +505,20 @@ def test_an_adjective_in_bez_without_a_noun_of_four_letters_keeps_its_own_root(
 ) -> None:
     assert len(held_families(adjective, "cs")) == 1, held_families(adjective, "cs")
     assert not _joined(adjective, word) or word.startswith("bez")
+
+
+@pytest.mark.parametrize(
+    ("participle", "verb"),
+    [
+        ("vedoucí", "l:vest"),  # vedou-cí
+        ("vedoucího", "l:vest"),
+        ("cestující", "l:cestovat"),  # cestují-cí
+        ("hořící", "l:horet"),
+        ("budoucí", None),  # budou is a stopword's form: no key of a passage
+        ("obchodní", None),  # an adjective in -ní
+        ("nejbližší", None),
+    ],
+)
+def test_a_present_participle_names_its_verb(participle: str, verb: str | None) -> None:
+    assert participle_verb(participle, "cs") == verb
+    assert participle_verb(participle, "de") is None

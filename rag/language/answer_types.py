@@ -764,6 +764,29 @@ PERSON_CUES: dict[str, frozenset[str]] = {
         "director manager head colleague department committee board team founder staff reception"
     ),
 }
+# The positions among them: a person holds one, and a question for a person by the position
+# ("Jak se jmenuje vedoucí podpory?", "Kdo je předseda výboru?") asks for the one who holds it,
+# so the position is what the answer must be, however common the word (is_position).
+POSITIONS: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """ředitel ředitelka vedoucí správce správkyně manažer manažerka personalista
+        personalistka mistr starosta starostka zakladatel zakladatelka majitel majitelka
+        nadřízený předseda předsedkyně jednatel jednatelka"""
+    ),
+    "sk": _table("riaditeľ riaditeľka vedúci správca predseda starosta majiteľ"),
+    "de": _table("direktor direktorin leiter leiterin vorsitzende gründer gründerin inhaber"),
+    "ru": _table("директор руководитель председатель основатель владелец"),
+    "en": _table("director manager head chair chairman founder owner"),
+}
+# The answer types of a question for a person.
+PERSON_TYPES = frozenset({"person", "name"})
+
+
+def is_position(lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a question word names a position a person holds (its lemma or form is one)."""
+    return _among(POSITIONS.get(lang, frozenset()), lemmas, form)
+
+
 # Lemmas that name a place without a proper name.
 PLACE_CUES: dict[str, frozenset[str]] = {
     "cs": _table(

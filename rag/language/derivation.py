@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from rag.language.keys import unaccent
+from rag.language.keys import analyze_word, unaccent
 from rag.language.lemmas import conjugated_lemma, dictionary_words, lemma_candidates
 
 FAMILY_KEY = "f:"  # a family root as a key (sentence keys, question needs)
@@ -667,6 +667,28 @@ def _place_root(surface: str, lang: str) -> str | None:
     if len(stem) < _MIN_ROOT:
         return None
     return _plain_vowels(_plain_end(stem), lang)
+
+
+# The verb endings of an infinitive (vést, pracovat, péci): a participle's verb has one.
+_INFINITIVE_ENDS = ("t", "ci")
+
+
+@lru_cache(maxsize=65536)
+def participle_verb(surface: str, lang: str) -> str | None:
+    """The verb of a Czech present participle used as a noun or adjective, as the lemma key of
+    its forms ("vedoucí": ``l:vest``, so that "Zákaznickou podporu vede ..." names the head of
+    support; "cestující": ``l:cestovat``), or None. The participle is the verb's third person
+    plural and -cí (vedou-cí, pracují-cí), whose lemma is the verb."""
+    if lang != "cs" or not surface.isalpha():
+        return None
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    if not lemma.endswith("cí") or len(lemma) < _MIN_WORD + 1:
+        return None
+    plural = lemma[: -len("cí")]
+    verb = (lemma_candidates(plural, lang, False) or [plural])[0].lower()
+    if verb == plural or not verb.endswith(_INFINITIVE_ENDS) or analyze_word(plural, lang).stop:
+        return None  # budoucí is no form of "být" a passage keys
+    return "l:" + unaccent(verb)
 
 
 def finite_verb(surface: str, lang: str) -> bool:

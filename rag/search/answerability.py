@@ -15,8 +15,10 @@ extractive answer. The checks, all inside the window:
   corpus makes the question one the knowledge base cannot answer: every candidate fails, whatever
   its vector says;
 * focus: the ``focus_words`` rarest content words (frame words out, nouns before verbs) must be
-  in the window; a candidate failing only this may still be admitted as a paraphrase when its
-  vector is within ``paraphrase_max_distance`` (0: never);
+  in the window, and however common, the thing a "how many" counts and the position a question
+  for a person names ("Jak se jmenuje vedoucí podpory?"); a candidate failing only this may
+  still be admitted as a paraphrase when its vector is within ``paraphrase_max_distance`` (0:
+  never);
 * attachment: an attributive adjective of the question restricts its noun ("roční členství").
   Where the chunk names the noun restricted by another adjective in or before the window
   ("Měsíční členství"), the window holds the adjective only in the noun's phrase: "jednou
@@ -24,7 +26,9 @@ extractive answer. The checks, all inside the window:
   noun, for the focus and for the window's keys (:mod:`rag.language.attachment`);
 * answer type: the interrogative's expected type (``kolik`` → a number, ``kolik stojí`` → an
   amount, ``kdy`` → a date or time, ``kdo`` → a person, ...) must be met by a token of the window
-  (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off.
+  (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off. A contact in a
+  sentence before every sentence of the window that holds a question word, or in one naming
+  another person, is not the one asked for (:func:`_owned`).
 
 A chunk's sentences and their keys are cached per (text, language), so judging the same chunk
 again costs only the comparison. That comparison is integer arithmetic: once per question every
@@ -46,6 +50,7 @@ from rag.ingest.chunking import sentence_spans
 from rag.language import attachment
 from rag.language.answer_types import (
     CONTACT_TYPES,
+    PERSON_TYPES,
     AnswerType,
     accepted_classes,
     answer_token,
@@ -59,6 +64,7 @@ from rag.language.answer_types import (
     is_identifier,
     is_name,
     is_number,
+    is_position,
     looks_like_verb,
     names_a_part_of_day,
     names_a_time,
@@ -70,7 +76,13 @@ from rag.language.answer_types import (
     word_number,
     year_spans,
 )
-from rag.language.derivation import asked_families, families, finite_verb, held_families
+from rag.language.derivation import (
+    asked_families,
+    families,
+    finite_verb,
+    held_families,
+    participle_verb,
+)
 from rag.language.keys import (
     PREFIX_LEN,
     Token,
@@ -474,6 +486,7 @@ def question_needs(
                 verb=predicate,
                 related=families(w.surface, lang)
                 + asked_families(w.surface, kind, lang)
+                + participle_keys(w.surface, lang)
                 + spelled
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
@@ -494,6 +507,21 @@ def question_needs(
         extra = [r[3] for r in ranked if r[3].form == form and not r[0]]
         if extra and extra[0] not in focus:
             focus += (extra[0],)
+    # "Jak se jmenuje vedoucí zákaznické podpory?": the position is what the person asked for
+    # holds, however common the word; a window naming another person of the department does not
+    # answer (the first position the question names; "vedoucí" ends as "péci" does, so by the
+    # table, never by its word class)
+    if kind in PERSON_TYPES and focus_words:
+        held = next(
+            (
+                r[3]
+                for r in ranked
+                if is_position([k[2:] for k in r[3].keys if k[0] == "l"], r[3].form, lang)
+            ),
+            None,
+        )
+        if held is not None and held not in focus:
+            focus += (held,)
     absent = tuple(
         r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
     )
@@ -524,6 +552,12 @@ def question_needs(
         _phrases(query, form_keys, focus, content),
     )
     return replace(needs, plan=_Plan(needs))
+
+
+def participle_keys(surface: str, lang: str) -> tuple[str, ...]:
+    """The lemma key of a participle's verb ("vedoucí": the "vede" of "Podporu vede ...")."""
+    verb = participle_verb(surface, lang)
+    return (verb,) if verb is not None else ()
 
 
 # A sentence's keys of a word's first letters for a focus word the dictionary knows: the first
