@@ -686,7 +686,8 @@ def participle_verb(surface: str, lang: str) -> str | None:
         return None
     plural = lemma[: -len("cí")]
     verb = (lemma_candidates(plural, lang, False) or [plural])[0].lower()
-    if verb == plural or not verb.endswith(_INFINITIVE_ENDS) or analyze_word(plural, lang).stop:
+    token = analyze_word(plural, lang)
+    if verb == plural or not verb.endswith(_INFINITIVE_ENDS) or token is None or token.stop:
         return None  # budoucí is no form of "být" a passage keys
     return "l:" + unaccent(verb)
 
