@@ -1207,3 +1207,61 @@ def test_a_question_for_a_person_by_position_needs_the_position(text: str, answe
     assert "vedoucí" in [f.surface for f in needs.focus]
     a = assess(text, "cs", needs, 2, True)
     assert a.answers is answers, a.as_dict()
+
+
+COPIER = "Nová kopírka stála 12 000 Kč. Kurz projektového řízení povede Jana Malá."
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "answers"),
+    [
+        # the sum of the sentence before the one naming the course is the copier's
+        (COPIER, None, False),
+        # a title naming the course makes the whole text the course's
+        (COPIER, "Kurz projektového řízení", True),
+        # the sum after the course is named is the course's
+        ("Kurz projektového řízení povede Jana Malá. Stojí 12 000 Kč.", None, True),
+    ],
+)
+def test_an_answer_before_the_subject_is_named_is_not_the_subjects(
+    text: str, title: str | None, answers: bool
+) -> None:
+    a = assess(
+        text, "cs", _needs("Kolik stojí kurz projektového řízení?", "cs"), 2, True, title=title
+    )
+    assert a.answers is answers, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Od kolika let platí dítě?", "number"),  # years, whatever verb of paying
+        ("Kolik let platí záruka?", "number"),
+        ("Kolik platím za den?", "amount"),
+        ("Kolik zaplatím za tři dny?", "amount"),
+    ],
+)
+def test_the_unit_kolik_counts_says_what_is_asked(question: str, expected: str) -> None:
+    assert _needs(question, "cs").answer_type == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "cls", "token"),
+    [
+        ("Kurzovné se platí do zahájení kurzu.", "date", "zahajeni"),  # an event's beginning
+        ("Přihlášky sbíráme do konce měsíce.", "date", "konce"),
+        ("Po skončení zápasu se hala zamyká.", "date", "skonceni"),
+        ("Hlavní uzávěr vody je ve sklepě vedle výtahu.", "place", "sklep"),
+        ("Dítě může vyzvednout jen zákonný zástupce.", "person", "zastupce"),
+    ],
+)
+def test_a_sentence_holds_an_event_bound_a_room_and_a_representative(
+    text: str, cls: str, token: str
+) -> None:
+    (s,) = sentences(text, "cs")
+    assert token in dict(s.classes).get(cls, ()), s.classes
+
+
+def test_an_event_noun_without_a_preposition_of_time_is_no_date() -> None:
+    (s,) = sentences("Konec roku je blízko a začátek byl klidný.", "cs")
+    assert "date" not in dict(s.classes), s.classes

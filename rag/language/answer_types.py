@@ -724,6 +724,16 @@ _TIME_UNITS = _table(
     sekunda minuta minut godzina godzin dzień dni tydzień tygodni miesiąc miesięcy rok lat
     second seconds minute minutes hour hours day days week weeks month months year years"""
 )
+# A time told by an event's beginning or end: "do zahájení kurzu", "před začátkem směny", "po
+# skončení zápasu", "do konce měsíce" answer "do kdy" and "kdy" as a date does. The prepositions
+# of time and the nouns of an event's bounds, as written (unaccented forms).
+_BOUND_PREPOSITIONS: dict[str, frozenset[str]] = {"cs": frozenset({"do", "pred", "po", "od"})}
+_EVENT_BOUNDS: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """zahájení zahájením začátku začátkem začátek konce koncem konec ukončení ukončením
+        skončení skončením"""
+    )
+}
 _DATE_WORDS = _table(
     """leden ledna lednu únor února únoru březen března březnu duben dubna dubnu květen května
     květnu červen června červnu červenec července červenci srpen srpna srpnu září říjen října
@@ -752,7 +762,7 @@ PERSON_CUES: dict[str, frozenset[str]] = {
         """ředitel ředitelka vedoucí kolega kolegyně oddělení komise vedení tým zaměstnanec
         správce manažer asistent asistentka recepční personalista mistr technik ostraha
         výrobce dodavatel lékař starosta zakladatel majitel nadřízený personální hasič
-        člen předseda recepce podatelna úřad firma společnost služba helpdesk"""
+        člen předseda recepce podatelna úřad firma společnost služba helpdesk zástupce rodič"""
     ),
     "sk": _table("riaditeľ vedúci kolega kolegyňa oddelenie komisia vedenie tím zamestnanec"),
     "pl": _table("dyrektor kierownik kolega koleżanka dział komisja zarząd zespół pracownik"),
@@ -793,7 +803,8 @@ PLACE_CUES: dict[str, frozenset[str]] = {
         """budova patro přízemí místnost kancelář recepce sklad hala ulice náměstí areál brána
         parkoviště jídelna dům středisko město vchod dvůr chodba suterén sídlo adresa portál
         intranet web stránka nástěnka tabule sál louka park zahrada kuchyň shromaždiště
-        aplikace trezor složka pobočka"""
+        aplikace trezor složka pobočka sklep půda garáž kotelna prádelna sušárna kolárna
+        schodiště"""
     ),
     "sk": _table("budova poschodie miestnosť kancelária recepcia sklad hala ulica námestie areál"),
     "pl": _table("budynek piętro pokój biuro recepcja magazyn hala ulica plac teren"),
@@ -870,6 +881,11 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
         and phrase not in COUNT_PHRASES.get(lang, frozenset())
         and not _SUM_CUES.get(lang, frozenset()).isdisjoint(lemmas)
     ):
+        # what "kolik" counts says what is asked, whatever verb of paying the question has:
+        # "Od kolika let platí dítě?" asks for years, not a sum
+        after = first[0] - first[1]
+        if after < len(words) and words[after] in _TIME_UNITS:
+            return "number"
         return "amount"
     return found
 
@@ -1279,8 +1295,13 @@ def sentence_classes(
         for pattern in (_YEAR, _DAY_MONTH, _ISO_DATE)
         for m in pattern.finditer(text)
     )
-    if dates or decades or having(_DATE_WORDS):
-        found["date"] = dates + decades + having(_DATE_WORDS)
+    bounds = _EVENT_BOUNDS.get(lang, frozenset())
+    before = _BOUND_PREPOSITIONS.get(lang, frozenset())
+    bounded = tuple(
+        f for i, (_, f) in enumerate(pairs) if f in bounds and i > 0 and pairs[i - 1][1] in before
+    )
+    if dates or decades or bounded or having(_DATE_WORDS):
+        found["date"] = dates + decades + bounded + having(_DATE_WORDS)
     codes = tuple(f for s, f in pairs if is_identifier(s))
     if codes:
         found["identifier"] = codes

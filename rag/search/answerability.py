@@ -26,9 +26,10 @@ extractive answer. The checks, all inside the window:
   noun, for the focus and for the window's keys (:mod:`rag.language.attachment`);
 * answer type: the interrogative's expected type (``kolik`` → a number, ``kolik stojí`` → an
   amount, ``kdy`` → a date or time, ``kdo`` → a person, ...) must be met by a token of the window
-  (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off. A contact in a
-  sentence before every sentence of the window that holds a question word, or in one naming
-  another person, is not the one asked for (:func:`_owned`).
+  (:mod:`rag.language.answer_types`), unless ``require_answer_type`` is off. A token in a
+  sentence before every sentence of the window that holds a question word is of what the text
+  spoke of before (unless the title names the question's subject), and a contact in one naming
+  another person is that person's (:func:`_owned`).
 
 A chunk's sentences and their keys are cached per (text, language), so judging the same chunk
 again costs only the comparison. That comparison is integer arithmetic: once per question every
@@ -115,6 +116,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 40: the rooms of a building are places, a representative and a parent persons, the beginning
+# or end of an event after "do", "před", "po", "od" a date (answer_types.token_classes);
 # 39: an adjective in bez- holds its noun's root as a prefix's (bezlepkový: f:-lepk;
 # derivation._PRIVATIVE);
 # 38: a prefixed verb's iotated root as its unprefixed verb's (podržet, zadržený: drh, as držet;
@@ -159,7 +162,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 39
+ANALYSIS_VERSION = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -1028,17 +1031,25 @@ def assess(
     # a heading opens a window, never closes one: it names the section after it, not the one
     # that ends above it ("Výdejní sklad v Třebíči ..." above "## Zákaznická podpora")
     headings = [_heading(text, sents, j) for j in range(len(sents))]
+    # the title names the question's subject (a name or code of it, or all its focus words):
+    # the whole text speaks of it, and no sentence comes before the subject is named
+    subject_titled = any(mask & titled for _, _, mask in plan.required) or bool(
+        plan.focus and all(mask & titled for mask in plan.focus)
+    )
     best: tuple[Any, ...] | None = None
     for i in range(len(sents)):
         held = 0
         type_ok = False
-        leading = False  # a contact before every question word of the window (_leading)
+        # an answer before every question word of the window: a text names its subject before
+        # it says more of it, so what a sentence says before is of what was named before it
+        # ("Konzultaci si domluvíte přes sekretariát, tel. 549 .... Studijní poradkyně ...")
+        leading = False
         for j in range(i, min(i + window_size, len(sents))):
             if j > i and headings[j]:
                 break
             held |= masks[j]
             if typed[j] and _owned(others, masks, i, j):
-                if others is not None and not held:
+                if not held and not subject_titled:
                     leading = True
                 else:
                     type_ok = True
