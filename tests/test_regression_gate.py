@@ -2,19 +2,19 @@
 profile, against the real test database. Each floor prints what it measured and which cases fail.
 
 Floors: false answers <= GATE_MAX_FALSE counted on every not_found case (off-topic, near-topic,
-absent codes and names, split evidence, near-duplicates, attributes; the target 0.05 is not met
-since the attribute cases joined, rag/eval/gate.py), hybrid hit@5 at least that of each single retriever,
+absent codes and names, split evidence, near-duplicates, attributes; the target 0.05,
+rag/eval/gate.py), hybrid hit@5 at least that of each single retriever,
 answer recall >= DEFAULT_MIN_RECALL on the Czech questions, the Czech questions typed without
 diacritics judged about as with them (recall within 0.05, at most one false answer more),
 wrapped in a greeting and thanks judged as without them, and typed all lower case judged about
 as typed; the English and Slovak ones
 (judged with the profile's other-language thresholds) have their own recall floor,
-OTHER_MIN_RECALL. The issue's target for both is 0.93 and neither is met (docs/evaluation.md):
-the misses are paraphrases that share no word with their answer (the answerability stage needs
-the question's focus words in the window, and a close vector stands in for them only up to a
-distance that near-topic questions also reach), answers whose subject is named outside the chunk
-that holds the fact, and other-language questions that multilingual-e5-small places as far from
-their answer as from off-topic questions. Each floor sits just below the measured figure so that
+OTHER_MIN_RECALL. The issue's target for both is 0.93; the Czech questions meet it (0.931), the
+other-language ones do not (docs/evaluation.md). The misses are paraphrases that share no word
+with their answer (the answerability stage needs the question's focus words in the window, and
+a close vector stands in for them only up to a distance that near-topic questions also reach),
+answers whose subject is named outside the chunk that holds the fact, and other-language
+questions that multilingual-e5-small places as far from their answer as from off-topic ones. Each floor sits just below the measured figure so that
 any regression fails; raising them needs a reranker or a better embedding model, not a looser
 filter.
 """
@@ -306,9 +306,9 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
-    "natural": (36, 9),
+    "natural": (36, 8),
     "heldout": (32, 6),
-    "druzstvo": (15, 2),
+    "druzstvo": (15, 1),
     "knihovna": (21, 2),
     "sportklub": (31, 1),
     "ordinace": (17, 1),
@@ -316,7 +316,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "eshop": (24, 3),
     "hrad": (18, 1),
     "autoservis": (18, 1),
-    "skolka": (17, 3),
+    "skolka": (17, 2),
     "penzion": (19, 1),
     "helpdesk": (22, 2),
     "svj": (15, 4),
