@@ -1265,3 +1265,46 @@ def test_a_sentence_holds_an_event_bound_a_room_and_a_representative(
 def test_an_event_noun_without_a_preposition_of_time_is_no_date() -> None:
     (s,) = sentences("Konec roku je blízko a začátek byl klidný.", "cs")
     assert "date" not in dict(s.classes), s.classes
+
+
+def test_a_participle_in_the_passage_names_its_verb() -> None:
+    # "Kdo vede kroužek?" over "Vedoucí kroužku je ...": the head is the one who leads it
+    a = assess(
+        "Vedoucí kroužku je Lucie Barošová.", "cs", _needs("Kdo vede kroužek?", "cs"), 2, True
+    )
+    assert a.answers, a.as_dict()
+
+
+def test_no_vector_stands_in_for_a_unit_of_time() -> None:
+    # the passage's price is per day: a week's is another figure, not the same one in other words
+    a = assess(
+        "Pronájem sálu stojí 1 500 Kč na den.",
+        "cs",
+        _needs("Kolik stojí pronájem sálu na týden?", "cs", focus=3),
+        2,
+        True,
+    )
+    assert not a.answers and a.reason == "focus" and not a.paraphrase, a.as_dict()
+    b = assess(
+        "Pronájem sálu stojí 1 500 Kč na den.",
+        "cs",
+        _needs("Kolik stojí pronájem velkého sálu?", "cs", focus=3),
+        2,
+        True,
+    )
+    assert b.reason == "focus" and b.paraphrase, b.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "units"),
+    [
+        ("Kolik stojí pronájem sálu na týden?", ["týden"]),  # a condition of the sum
+        ("Od kolika let se můžu přihlásit?", []),  # the unit the question counts
+        ("V který den a měsíc vyšel zákon?", []),  # a question for a date: its granularity
+    ],
+)
+def test_a_unit_of_time_is_a_condition_only_outside_what_is_asked(
+    question: str, units: list[str]
+) -> None:
+    needs = _needs(question, "cs", focus=4)
+    assert [f.surface for f in needs.focus if f.unit] == units

@@ -324,12 +324,13 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "pojistovna": (16, 4),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
-    "autoskola": (16, 3),
+    "autoskola": (17, 3),
     "koupaliste": (14, 4),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),
     "autobusy": (12, 1),
+    "hasici": (15, 2),
 }
 
 

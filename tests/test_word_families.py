@@ -522,3 +522,24 @@ def test_an_adjective_in_bez_without_a_noun_of_four_letters_keeps_its_own_root(
 def test_a_present_participle_names_its_verb(participle: str, verb: str | None) -> None:
     assert participle_verb(participle, "cs") == verb
     assert participle_verb(participle, "de") is None
+
+
+@pytest.mark.parametrize(
+    ("question_word", "passage_word"),
+    [
+        ("uklidit", "úklid"),  # simplemma reads the perfective as its imperfective, uklízet
+        ("uklízí", "úklid"),
+        ("sklízet", "sklidit"),
+    ],
+)
+def test_a_long_voweled_imperfective_keeps_its_verbs_d(
+    question_word: str, passage_word: str
+) -> None:
+    assert _joined(question_word, passage_word)
+
+
+@pytest.mark.parametrize("word", ["velice", "silnice", "nemocnice", "dálnice"])
+def test_a_noun_in_ce_of_a_verb_form_is_no_agent(word: str) -> None:
+    # "velice" is no one who "velí", a silnice no one who "sílí": the -ce agent's noun must be
+    # a word of its own (prodejce: prodej), not another's form
+    assert not any(k.startswith("f:%") for k in held_families(word, "cs"))

@@ -883,8 +883,7 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
     ):
         # what "kolik" counts says what is asked, whatever verb of paying the question has:
         # "Od kolika let platí dítě?" asks for years, not a sum
-        after = first[0] - first[1]
-        if after < len(words) and words[after] in _TIME_UNITS:
+        if counted_unit(words, lang) is not None:
             return "number"
         return "amount"
     return found
@@ -1032,6 +1031,51 @@ def names_a_part_of_day(lemmas: Iterable[str], form: str) -> bool:
 def names_a_time(lemmas: Iterable[str], form: str) -> bool:
     """Whether a question word names a calendar time (its lemma or its form is one)."""
     return _among(CALENDAR_WORDS, lemmas, form)
+
+
+def counted_unit(forms: Sequence[str], lang: str) -> int | None:
+    """The position of the unit of time a question's interrogative counts ("Od kolika let",
+    "Kolik dní"), the answer's own unit; None without one."""
+    words = list(forms)
+    first = _first_phrase(words, lang)
+    if first is None:
+        return None
+    after = first[0] - first[1]
+    return after if after < len(words) and words[after] in _TIME_UNITS else None
+
+
+# The case forms of the interrogative determiners a unit of time may follow ("V který den",
+# "Ve kterém měsíci", "Jakou hodinu"): by their first letters.
+_ASKING_DETERMINERS: dict[str, tuple[str, ...]] = {"cs": ("kter", "jak"), "sk": ("ktor", "ak")}
+
+
+def asked_units(forms: Sequence[str], lang: str) -> frozenset[int]:
+    """The positions of the units of time a question asks in, not of: the one its interrogative
+    counts ("Od kolika let") and one right after an interrogative determiner ("V který den a
+    měsíc ...?", the unit after it joined by "a" too)."""
+    words = list(forms)
+    found = set()
+    counted = counted_unit(words, lang)
+    if counted is not None:
+        found.add(counted)
+    asking = _ASKING_DETERMINERS.get(lang, ())
+    untyped = UNTYPED_INTERROGATIVES.get(lang, frozenset())
+    for i in range(1, len(words)):
+        if words[i] not in _TIME_UNITS:
+            continue
+        before = words[i - 1]
+        if before in untyped or (asking and before.startswith(asking)):
+            found.add(i)
+        elif i > 1 and before == "a" and i - 2 in found:
+            found.add(i)
+    return frozenset(found)
+
+
+def names_a_unit_of_time(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names a unit of time ("na týden", "za hodinu"): a passage that
+    lacks it gives its figure for another unit ("1 500 Kč na den"), never for the same one in
+    other words."""
+    return _among(_TIME_UNITS, lemmas, form)
 
 
 # The nouns by which an employee names their own employer ("Kolik mi firma dává na

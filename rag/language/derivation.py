@@ -417,7 +417,10 @@ def _iotated(root: str) -> str:
     dictionary may know the -hnout verb without the prefix only (podržet as držet)."""
     if root.endswith("c"):
         return root[:-1] + "t"
-    if root.endswith("z") and _known(root[:-1] + "dit", "cs"):
+    # the imperfective may lengthen the vowel the verb in -dit has short (uklízet / uklidit)
+    if root.endswith("z") and any(
+        _known(stem + "dit", "cs") for stem in dict.fromkeys((root[:-1], _shortened(root[:-1])))
+    ):
         return root[:-1] + "d"
     velar = {"ž": "h", "č": "k"}.get(root[-1:])
     if velar is not None:
@@ -441,6 +444,11 @@ def _velar_ch(root: str, ending: str) -> str:
 _IOTATED_SPELLING = {"t": "c", "d": "z", "h": "z", "k": "c"}
 
 _LONG = str.maketrans({"a": "á", "e": "é", "i": "í", "u": "ú", "y": "ý"})
+
+
+def _shortened(stem: str) -> str:
+    """The stem with its vowels short (uklíz: ukliz), as the perfective may spell it."""
+    return stem.translate(_QUANTITY)
 
 
 def _lengthened(stem: str) -> str:
@@ -627,7 +635,8 @@ def _agent_root(surface: str, lang: str) -> str | None:
             return root or None
     if suffix in ("ce", "kyně"):
         for noun in (n for s in stems for n in (s, s + "a")):
-            if _known(noun, lang):
+            # a word of its own, not another's form (velí of velet is no noun of "velice")
+            if _known(noun, lang) and lemma_candidates(noun, lang, False)[0] == noun:
                 root, _ = _roots(noun, lang)
                 return root or None
     return None

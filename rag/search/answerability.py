@@ -56,6 +56,7 @@ from rag.language.answer_types import (
     accepted_classes,
     answer_token,
     answer_type,
+    asked_units,
     asks_through_a_shell,
     calendar_kin,
     counted_word,
@@ -69,6 +70,7 @@ from rag.language.answer_types import (
     looks_like_verb,
     names_a_part_of_day,
     names_a_time,
+    names_a_unit_of_time,
     names_the_answer,
     names_the_employer,
     number_values,
@@ -116,6 +118,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 41: a present participle holds its verb's lemma (vedoucí: l:vest), the iotated root of a
+# long-voweled imperfective (uklízet: uklid, as uklidit and úklid), a noun in -ce is the agent
+# of a noun of its own only (no "velice" of velí);
 # 40: the rooms of a building are places, a representative and a parent persons, the beginning
 # or end of an event after "do", "před", "po", "od" a date (answer_types.token_classes);
 # 39: an adjective in bez- holds its noun's root as a prefix's (bezlepkový: f:-lepk;
@@ -162,7 +167,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 40
+ANALYSIS_VERSION = 41
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +228,8 @@ def _related_forms(tokens: list[Token], lang: str) -> list[str]:
     family of "zažádám", "Marchionne" the name of "Marchionneho"; and its acronyms both ways
     ("Česká republika" holds what "ČR" asks for, "ČR" what "České republice" does)."""
     out = [k for t in tokens for k in held_families(t.surface, lang)]
+    # a present participle holds its verb ("Vedoucí kroužku je ..." names who "vede" it)
+    out += [k for t in tokens if (k := participle_verb(t.surface, lang)) is not None]
     out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
     out += acronym_keys([t.surface for t in tokens])
     return out
@@ -350,6 +357,9 @@ class Need:
     # keys that also meet it: a focus word's family ("f:žád" of "zažádám": "žádost"), a name's
     # stem ("N:marchionn" of "Marchionneho": "Marchionne")
     related: tuple[str, ...] = ()
+    # a unit of time the question measures in ("na týden"), not the one it counts ("kolik
+    # dní"): no vector stands in for it
+    unit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,6 +427,7 @@ def question_needs(
     accented = not all(w.surface.isascii() for w in query.all_words)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
+    asked_at = asked_units(forms, lang)
 
     required: list[Need] = []
     last_at = -2
@@ -487,6 +498,9 @@ def question_needs(
                 _prefixes_met(w.surface, w.form, prefixes, lang),
                 form=w.form,
                 verb=predicate,
+                unit=names_a_unit_of_time(word_lemmas, w.form)
+                and position[w.form] not in asked_at
+                and kind not in _TIMED_KINDS,
                 related=families(w.surface, lang)
                 + asked_families(w.surface, kind, lang)
                 + participle_keys(w.surface, lang)
@@ -803,8 +817,14 @@ class Answerability:
         }
 
 
+# The answer types of a question for a time: its units of time say the answer's granularity
+# ("V který den a měsíc ...?"), not a condition of it.
+_TIMED_KINDS = frozenset({"date", "time", "duration"})
+
+
 def _names_a_time(need: Need) -> bool:
-    return names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
+    """A calendar time or a unit of time: no vector stands in for either."""
+    return need.unit or names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
 def _names_a_part_of_day(need: Need) -> bool:
