@@ -960,7 +960,10 @@ def test_check_passes_fails_and_names_the_regressed_cases(
     write_profile(good, "fake/64", WORDS_ONLY, {})
     write_profile(bad, "fake/64", ANSWERS_ALL, {"failed_cases": ["n1"]})
     common = ["calibrate", "--check", "--set", str(cases), "--corpus", str(corpus)]
+    # the words-only profile recalls 5 of the set's 6 answerable cases: under the gate's 0.92
     code, out, err = run(settings, *common, "--profile", str(good))
+    assert code == 1 and "answer recall 0.833 < 0.92" in out, out + err
+    code, out, err = run(settings, *common, "--profile", str(good), "--min-answer-recall", "0.8")
     assert code == 0, out + err
     assert "ok: the floors hold" in out
     code, out, _ = run(settings, *common, "--profile", str(bad))

@@ -122,7 +122,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # long-voweled imperfective (uklízet: uklid, as uklidit and úklid), a noun in -ce is the agent
 # of a noun of its own only (no "velice" of velí);
 # 40: the rooms of a building are places, a representative and a parent persons, the beginning
-# or end of an event after "do", "před", "po", "od" a date (answer_types.token_classes);
+# or end of an event after "do", "před", "po", "od" a date (answer_types.sentence_classes);
 # 39: an adjective in bez- holds its noun's root as a prefix's (bezlepkový: f:-lepk;
 # derivation._PRIVATIVE);
 # 38: a prefixed verb's iotated root as its unprefixed verb's (podržet, zadržený: drh, as držet;
@@ -529,7 +529,7 @@ def question_needs(
     # answer (the first position the question names; "vedoucí" ends as "péci" does, so by the
     # table, never by its word class)
     if kind in PERSON_TYPES and focus_words:
-        held = next(
+        post = next(
             (
                 r[3]
                 for r in ranked
@@ -537,8 +537,8 @@ def question_needs(
             ),
             None,
         )
-        if held is not None and held not in focus:
-            focus += (held,)
+        if post is not None and post not in focus:
+            focus += (post,)
     absent = tuple(
         r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
     )
