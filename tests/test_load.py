@@ -339,12 +339,14 @@ def test_answers_waiting_for_a_slow_model_do_not_stall_other_requests(
         askers = threading.Thread(target=ask_all, name="slow-askers", daemon=True)
         askers.start()
         # Every answer is now parked at the model, holding a worker thread; retrieval is done, so
-        # the probe competes for threads and connections only, not for the CPU.
-        wait_for(lambda: len(llm.calls) >= 40, 30, "every answer reached the model")
+        # the probe competes for threads and connections only, not for the CPU. Reaching that
+        # state is not what is measured: a slow or busy host may take its time (12-15 s here, once
+        # over 30 s in a full CI run).
+        wait_for(lambda: len(llm.calls) >= 40, 90, "every answer reached the model")
         started = time.monotonic()
         ready = server.client.get("/readyz")
         took = time.monotonic() - started
-        askers.join(timeout=60)
+        askers.join(timeout=120)
     finally:
         server.close()
         llm.close()
