@@ -280,7 +280,7 @@ def _privative_noun(rest: str, lang: str) -> bool:
     word of its own, not another's form (pečen is péct's)."""
     nouns = [rest + e for e in _NOUN_ENDS]
     nouns.append(rest[:-1] + "e" + rest[-1])
-    return any(_known(n, lang) and lemma_candidates(n, lang, False)[0] == n for n in nouns)
+    return any(_own_word(n, lang) for n in nouns)
 
 
 # The prefixed verbs of the two verbs of motion whose nouns are made from another stem, their
@@ -464,6 +464,11 @@ def _known(word: str, lang: str) -> bool:
     return words is not None and word in words
 
 
+def _own_word(word: str, lang: str) -> bool:
+    """Whether the dictionary knows the word as a word of its own, not as another's form."""
+    return _known(word, lang) and lemma_candidates(word, lang, False)[0] == word
+
+
 def families(surface: str, lang: str) -> tuple[str, ...]:
     """The family keys a question's word asks for (``f:<root>``): none for a short word or a
     language without a table. A prefixed verb asks for its root with the prefix and for the
@@ -628,7 +633,7 @@ def _agent_root(surface: str, lang: str) -> str | None:
     stem, suffix = split
     # the verb's stem may have its vowel long or short where the noun has the other (prodavač:
     # prodávat, správce: spravovat)
-    stems = dict.fromkeys((stem, _lengthened(stem), stem.translate(_QUANTITY)))
+    stems = dict.fromkeys((stem, _lengthened(stem), _shortened(stem)))
     for verb in (s + e for s in stems for e in _AGENT_VERBS):
         if _known(verb, lang):
             root, _ = _roots(verb, lang)
@@ -636,7 +641,7 @@ def _agent_root(surface: str, lang: str) -> str | None:
     if suffix in ("ce", "kyně"):
         for noun in (n for s in stems for n in (s, s + "a")):
             # a word of its own, not another's form (velí of velet is no noun of "velice")
-            if _known(noun, lang) and lemma_candidates(noun, lang, False)[0] == noun:
+            if _own_word(noun, lang):
                 root, _ = _roots(noun, lang)
                 return root or None
     return None
@@ -693,12 +698,13 @@ def participle_verb(surface: str, lang: str) -> str | None:
     lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
     if not lemma.endswith("cí") or len(lemma) < _MIN_WORD + 1:
         return None
-    plural = lemma[: -len("cí")]
-    verb = (lemma_candidates(plural, lang, False) or [plural])[0].lower()
-    token = analyze_word(plural, lang)
-    if verb == plural or not verb.endswith(_INFINITIVE_ENDS) or token is None or token.stop:
-        return None  # budoucí is no form of "být" a passage keys
-    return "l:" + unaccent(verb)
+    plural = analyze_word(lemma[: -len("cí")], lang)
+    if plural is None or plural.stop or not plural.lemmas:
+        return None  # budoucí: "budou" is a form of "být", which no passage keys
+    verb = plural.lemmas[0]  # unaccented, as a lemma key is
+    if verb == plural.form or not verb.endswith(_INFINITIVE_ENDS):
+        return None
+    return "l:" + verb
 
 
 def finite_verb(surface: str, lang: str) -> bool:
