@@ -297,3 +297,21 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     # a question with a word of its own is held to its words: no passage names a warehouse
     r = _chunks_retrieval("Jaký je e-mail na sklad?", [(1, CONTACT, 0.16)])
     assert not judge(r, params)[0].passed
+
+
+def test_a_participle_of_the_window_holds_the_questions_verb_as_word_evidence() -> None:
+    # "Kdo vede kroužek?" over "Vedoucí kroužku je ...": full text indexes "vedoucí", not "vést";
+    # the window's participle names the verb, so both words are held and coverage admits it
+    question = "Kdo vede kroužek?"
+    text = "Členy přijímáme od patnácti let. Vedoucí kroužku je Lucie Barošová."
+    r = _chunks_retrieval(question, [(1, text, 0.3)])
+    assert "l:vest" not in r.candidates[0].matched_keys
+    (j,) = judge(r, DOCUMENT_RULE)
+    assert j.coverage == 1.0 and j.passed and j.rule == "words", j.as_dict()
+    # a search that skips windows nothing could admit reads this one, to the same verdict
+    (lazy,) = judge(r, DOCUMENT_RULE, complete=False)
+    assert lazy.window_checked and lazy.as_dict() == j.as_dict()
+    # a window with the club and no one leading it lacks the verb
+    other = "Členy přijímáme od patnácti let. Kroužek se schází v úterý."
+    (j,) = judge(_chunks_retrieval(question, [(1, other, 0.3)]), DOCUMENT_RULE)
+    assert j.coverage < 1.0 and not j.passed, j.as_dict()

@@ -33,6 +33,7 @@ it is a word of the dictionary; other languages get no family keys.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from rag.language.keys import analyze_word, unaccent
@@ -687,6 +688,12 @@ def _place_root(surface: str, lang: str) -> str | None:
 _INFINITIVE_ENDS = ("t", "ci")
 
 
+def is_infinitive(lemma: str) -> bool:
+    """Whether an unaccented lemma ends as a Czech infinitive does (a participle's verb may be
+    it)."""
+    return lemma.endswith(_INFINITIVE_ENDS)
+
+
 @lru_cache(maxsize=65536)
 def participle_verb(surface: str, lang: str) -> str | None:
     """The verb of a Czech present participle used as a noun or adjective, as the lemma key of
@@ -705,6 +712,22 @@ def participle_verb(surface: str, lang: str) -> str | None:
     if verb == plural.form or not verb.endswith(_INFINITIVE_ENDS):
         return None
     return "l:" + verb
+
+
+# A Czech present participle's forms: the verb's third person plural (vedou, cestují, dělají)
+# and -cí with the adjective's endings (vedoucího, cestujícím).
+_PARTICIPLE_FORM = re.compile(r"\b\w*?(?:oucí|ící)\w*")
+
+
+def verbs_of_participles(text: str, lang: str) -> frozenset[str]:
+    """The verbs a text's present participles name (:func:`participle_verb` of each): the lemma
+    keys a passage's sentences hold beyond the words full text indexes."""
+    if lang != "cs":
+        return frozenset()
+    low = text.lower()
+    if "cí" not in low:
+        return frozenset()
+    return frozenset(k for w in _PARTICIPLE_FORM.findall(low) if (k := participle_verb(w, lang)))
 
 
 def finite_verb(surface: str, lang: str) -> bool:

@@ -73,7 +73,13 @@ from rag.language.answer_types import (
     names_a_time,
     names_the_answer,
 )
-from rag.language.derivation import asked_families, families, written
+from rag.language.derivation import (
+    asked_families,
+    families,
+    is_infinitive,
+    verbs_of_participles,
+    written,
+)
 from rag.language.keys import unaccent
 from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
@@ -249,6 +255,9 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
     related = frozenset(k for w in words for k in w.keys if met_as_family(k))
     windowed_keys = related.union(calendar)
+    # a verb a window's participle names ("Vedoucí kroužku je ..." holds the "vede" of "Kdo vede
+    # kroužek?"): the answerability stage counts it, full text does not index it
+    verbs = frozenset(k for w in words for k in w.keys if k[0] == "l" and is_infinitive(k[2:]))
     weighed = QuestionWords(words, n, params.prefix_credit)
     # how each is spelled in a chunk's unaccented text: a family's root in its words' forms, a
     # name's first letters as they are
@@ -291,6 +300,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # unaccented: a root's vowels lengthen and shorten in its forms (hlásit, nahlaste);
         # only the families of words the chunk's keys leave unmatched can add anything
         matched = frozenset(c.matched_keys)
+        if verbs - matched:
+            matched |= verbs & verbs_of_participles(c.text, c.lang)
         ranks = weighed.ranks(matched)
         if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
             plain = unaccent(c.text.lower())
@@ -334,7 +345,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         if needs is not None:
             answer = _window(c, needs, params)
             # Coverage and support count what the window holds, not what the chunk holds.
-            matched = _window_matched(c, answer, windowed_keys)
+            matched = _window_matched(c, answer, windowed_keys, verbs)
         evidence, coverage, support = weighed.evidence(matched)
         if params.anchor_support:
             held, answer = _anchored(c, answer, needs, params, anchors, kind)
@@ -411,7 +422,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             c: Candidate, answer: Answerability
         ) -> tuple[list[WordEvidence], float, float]:
             """A skipped candidate's word evidence counted in its window, as above."""
-            return weighed.evidence(_window_matched(c, answer, windowed_keys))
+            return weighed.evidence(_window_matched(c, answer, windowed_keys, verbs))
 
         _by_document(retrieval, judgements, needs, params, anchors, kind, windowed)
     return judgements
@@ -586,10 +597,17 @@ def _by_document(
         judgements[i] = replace(j, passed=True, rule="document") if j.answer.answers else j
 
 
-def _window_matched(c: Candidate, answer: Answerability, related: frozenset[str]) -> frozenset[str]:
+def _window_matched(
+    c: Candidate, answer: Answerability, related: frozenset[str], verbs: frozenset[str]
+) -> frozenset[str]:
     """The question's keys a candidate's window holds: the keys full text matched in the chunk
-    that the window has, and the question's family keys (``related``) the window has."""
-    return answer.window_keys & related.union(c.matched_keys)
+    that the window has, the question's family keys (``related``) the window has, and the
+    question's lemma keys (``verbs``) a participle of the window names."""
+    held = related.union(c.matched_keys)
+    if answer.window is not None and verbs - held:
+        start, end = answer.window
+        held |= verbs & verbs_of_participles(c.text[start:end], c.lang)
+    return answer.window_keys & held
 
 
 def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answerability:
