@@ -169,3 +169,55 @@ def test_a_modifier_elsewhere_is_held_where_the_noun_is_restricted_by_no_other_a
     text = "Vezměte si ručník na podložení. Skříňky se zamykají vlastním zámkem."
     a = assess(text, "cs", needs, 2, False)
     assert a.answers
+
+
+@pytest.mark.parametrize(
+    ("question", "restricted"),
+    [
+        ("Kolik stojí kurz plavání pro kojence?", [("kojence", "plavání")]),
+        ("Kolik stojí ISIC pro učitele?", [("učitele", "ISIC")]),
+        ("Kolik stojí vstupné pro malé děti?", [("malé", "vstupné"), ("děti", "vstupné")]),
+        # after no noun, whom it is for is what the question asks
+        ("Je ten kurz vhodný pro děti?", []),
+        # a verbal noun says what for, not for whom
+        ("Kolik stojí kurz pro vrácení řidičáku?", []),
+        # a pronoun or a quantifier is no one in particular
+        ("Je sauna pro vás?", []),
+        ("Je sauna pro všechny?", []),
+    ],
+)
+def test_whom_a_thing_is_meant_for(question: str, restricted: list[tuple[str, str]]) -> None:
+    words = _words(question)
+    found = attachment.beneficiaries(words, "cs")
+    assert [(words[k].surface, words[h].surface) for k, h in found] == restricted
+
+
+SAUNA = "Sauna pro muže je otevřena v úterý a ve čtvrtek od 16 do 21 hodin."
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "paraphrase"),
+    [
+        # the passage means the thing for another: no vector tells the two apart
+        ("Kdy je otevřená sauna pro ženy?", SAUNA, False),
+        # the noun bare, or meant for anyone: it may be the one asked for, said in other words
+        ("Kdy je otevřená sauna pro ženy?", SAUNA.replace(" pro muže", ""), True),
+        ("Kdy je otevřená sauna pro ženy?", SAUNA.replace("muže", "všechny"), True),
+        # whether it is meant for them is answered by the passage: no, for men
+        ("Je sauna pro ženy otevřená v úterý?", SAUNA, True),
+        # an adjective restricts in many ways at once ("velkou chatku" over "Zahradní chatka"):
+        # the vector may still stand in for it
+        (
+            "Kolik stojí pronájem velkého sálu?",
+            "Pronájem malého sálu stojí 1 500 Kč na den.",
+            True,
+        ),
+    ],
+)
+def test_no_vector_stands_in_for_whom_a_thing_is_meant_where_the_passage_means_it_for_another(
+    question: str, text: str, paraphrase: bool
+) -> None:
+    q = query_keys(question, "cs")
+    key_df = {k: 1 for w in q.words for k in w.keys}
+    a = assess(text, "cs", question_needs(q, {}, key_df, 50, 3), 2, True)
+    assert a.reason == "focus" and a.paraphrase is paraphrase, a.as_dict()

@@ -46,8 +46,10 @@ def test_occluded_leaves_out_whole_words(text: str, words: tuple[str, ...], expe
     assert occluded(text, words) == expected
 
 
+# the party named by no other kind ("Letní firemní slavnost" would be another kind of the
+# masquerade party asked for below, and no vector stands in for that: rag.search.answerability)
 PARTY = (
-    "Letní firemní slavnost se koná v pátek 21. června od 15 hodin na louce za halou C. "
+    "Firemní slavnost se koná v pátek 21. června od 15 hodin na louce za halou C. "
     "Partnery a děti je třeba přihlásit do 7. června."
 )
 CANTEEN = "Jídelna v přízemí haly B vaří obědy od 11 do 13:30 hodin. Večeře je pro odpolední směnu."

@@ -292,18 +292,18 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and twenty small knowledge bases of their own (1, 3, 10,
-# 5, 6, 6, 5, 4, 3, 6, 4, 5, 3, 4, 4, 4, 3 and 1 documents, and two long documents). Each holds a
-# floor just below what the shipped profile measures on it (recalled answerable cases at least,
-# not_found cases answered at most), so that any regression fails; docs/evaluation.md gives the
-# figures. Measured (recalled/answerable, answered/not_found): natural 37/45, 8/35; heldout 33/40,
-# 5/40; druzstvo 16/19, 1/11; knihovna 22/25, 1/15; sportklub 32/37, 0/23; ordinace 18/21 or 19/21
+# held-out batch over the sample corpus, and twenty-three small knowledge bases of their own (1 to
+# 10 documents, and two long documents). Each holds a floor just below what the shipped profile
+# measures on it (recalled answerable cases at least, not_found cases answered at most), so that
+# any regression fails; docs/evaluation.md gives the figures. Measured at the twenty-third round
+# (recalled/answerable, answered/not_found): natural 37/45, 7/35; heldout 33/40, 5/40; druzstvo
+# 16/19, 0/11; knihovna 22/25, 1/15; sportklub 32/37, 0/23; ordinace 18/21 or 19/21
 # (ordinace-017 sits at the edge), 0/10; obec 25/28, 1/15; eshop 25/30, 2/16; hrad 19/20, 0/8;
-# autoservis 19/22, 0/11; skolka 18/24, 2/11; penzion 20/22, 0/9; helpdesk 23/26, 1/13; svj 16/20,
+# autoservis 19/22, 0/11; skolka 18/24, 1/11; penzion 20/22, 0/9; helpdesk 23/26, 1/13; svj 16/20,
 # 3/9; veterina 16/20, 1/9; pojistovna 17/23, 3/12; posilovna 14/17, 1/8; jazykovka 13/18, 1/8;
-# autoskola 17/22, 2/12; koupaliste 15/24, 3/13; pujcovna 21/23, 2/12; zahradky 19/22, 1/10. One
-# case of slack each way for the fourth-decimal differences of the vectors between machines and
-# engines.
+# autoskola 18/22, 2/12; koupaliste 15/24, 2/13; pujcovna 21/23, 2/12; zahradky 19/22, 1/10;
+# studijni 33/38, 3/19; autobusy 13/24, 0/12; hasici 17/23, 1/11. One case of slack each way for
+# the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (36, 8),
@@ -325,12 +325,12 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
     "autoskola": (17, 3),
-    "koupaliste": (14, 4),
+    "koupaliste": (14, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),
     "autobusy": (12, 1),
-    "hasici": (15, 2),
+    "hasici": (16, 2),
 }
 
 

@@ -27,6 +27,11 @@ gives the adjectives before a noun's occurrence: the answerability stage
 (:mod:`rag.search.answerability`) lets a detached modifier lack only where the passage restricts
 the noun by another adjective ("Měsíční členství"); a noun it names bare may be the question's.
 
+:func:`beneficiaries` finds the other restriction a question's noun may carry, whom it is meant
+for ("kurz plavání pro kojence"), and :func:`beneficiaries_of` a passage's for a noun: the
+answerability stage lets no vector stand in for the question's where the passage means the noun
+for another.
+
 Adjectives are told by their endings: a hard adjective's (-ý, -á, -é, -ého, ...) with a lemma in
 -ý (or, unknown to the dictionary, one of the endings no noun has), a soft one's (-í, -ího, ...)
 after a consonant and "n" ("roční", "havarijního", not the verbal nouns "pojištění", "čtení") or
@@ -42,6 +47,7 @@ from dataclasses import dataclass
 
 from rag.language.answer_types import looks_like_verb
 from rag.language.keys import unaccent
+from rag.language.stopwords import STOPWORDS
 
 # the languages whose adjectives this module tells
 LANGS = frozenset({"cs"})
@@ -153,6 +159,64 @@ def question_phrases(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
             out += [(a, i) for a in run if agree(words[a].surface, w.surface)]
         run = []
     return out
+
+
+# The preposition of the one a thing is meant for ("kurz pro kojence", "sauna pro ženy"), and
+# the lemmas of the quantifiers that say it is meant for anyone ("pro všechny", "pro každého").
+_FOR = {"cs": "pro"}
+_ANYONE = {"cs": frozenset({"vsechen", "kazdy"})}
+
+
+def beneficiaries(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
+    """The phrases of whom a thing is meant for, as (word, head) positions in ``words``: each word of "pro" and its noun phrase (the adjectives before its noun, and the
+    noun) with the noun right before "pro" that the phrase restricts ("Kolik stojí kurz plavání
+    pro kojence?": (kojence, plavání)). A "pro" after no noun ("vhodné pro děti") restricts
+    nothing: whom it is for is what the question asks."""
+    prep = _FOR.get(lang)
+    if prep is None:
+        return []
+    out: list[tuple[int, int]] = []
+    for i, w in enumerate(words):
+        if w.surface.lower() != prep or i == 0:
+            continue
+        head = i - 1
+        if not nominal(words[head], lang):
+            continue
+        phrase = []
+        for k in range(i + 1, min(i + 1 + _RUN, len(words))):
+            word = words[k]
+            # a pronoun or a quantifier ("pro vás", "pro všechny") is no one in particular; a
+            # stopword only by its unaccented form is a word ("pro muže", not "může")
+            if (
+                not word.surface.isalpha()
+                or word.surface.lower() in STOPWORDS[lang]
+                or not _ANYONE[lang].isdisjoint(word.lemmas)
+            ):
+                break
+            phrase.append(k)
+            if not adjectival(word, lang):
+                # the phrase's noun; a verbal noun says what for, not for whom ("kurz pro
+                # vrácení řidičáku", "tablety pro snížení horečky")
+                if not _verbal_noun(word):
+                    out += [(at, head) for at in phrase]
+                break
+    return out
+
+
+def _verbal_noun(word: Word) -> bool:
+    """Whether a noun is a verb's noun of action ("pokračování", "pojištění", "vrácení")."""
+    w = unaccent(word.surface.lower())
+    return (
+        len(w) > 4  # "paní" is a woman
+        and w.endswith(("ni", "ti"))
+        and any(lemma.endswith(("ni", "ti")) for lemma in word.lemmas)
+    )
+
+
+def beneficiaries_of(tokens: Sequence[Word], head: int, lang: str) -> list[int]:
+    """The positions of the words of the "pro" phrase right after the noun at ``head``
+    (:func:`beneficiaries` read from the noun)."""
+    return [head + k for k, h in beneficiaries(tokens[head : head + 2 + _RUN], lang) if h == 0]
 
 
 def attributes(tokens: Sequence[Word], head: int, lang: str) -> list[int]:

@@ -372,6 +372,8 @@ class Phrase:
     beginning: str  # its first _DERIVED letters (or ""): an occurrence by derivation
     head: frozenset[str]  # the noun's lemma and stem keys
     drop: frozenset[str]  # the keys a window lacks when it holds the modifier only elsewhere
+    # whom the noun is meant for ("pro kojence"), not an adjective before it
+    beneficiary: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +389,8 @@ class QuestionNeeds:
     # opened by an interrogative: it asks for something, not whether (question_classes)
     asks_for: bool = False
     phrases: tuple[Phrase, ...] = ()  # attributive adjectives and their nouns (attachment)
+    # whom a noun is meant for ("kurz plavání pro kojence": kojence, with the noun's keys)
+    beneficiaries: tuple[Phrase, ...] = ()
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -568,7 +572,7 @@ def question_needs(
         asks_for_something(forms, lang),
         _phrases(query, form_keys, focus, content),
     )
-    return replace(needs, plan=_Plan(needs))
+    return replace(needs, beneficiaries=_beneficiaries(query, form_keys), plan=_Plan(needs))
 
 
 def participle_keys(surface: str, lang: str) -> tuple[str, ...]:
@@ -622,12 +626,8 @@ def _phrases(
     lang = query.lang
     if lang not in attachment.LANGS:
         return ()
-    stops = stopword_forms(lang)
     words = query.all_words
-    read = [
-        attachment.Word(w.surface, tuple(k[2:] for k in w.keys if k[0] == "l"), w.form in stops)
-        for w in words
-    ]
+    read = _attachment_words(query)
     found = attachment.question_phrases(read, lang)
     if not found:
         return ()
@@ -656,6 +656,41 @@ def _phrases(
                 form[:_DERIVED] if len(form) >= _DERIVED else "",
                 frozenset(k for k in keys_of(head) if k[0] in "ls"),
                 frozenset(k for k in mine - others if k[0] in "lspf"),
+            )
+        )
+    return tuple(out)
+
+
+def _attachment_words(query: QueryKeys) -> list[attachment.Word]:
+    """A question's words as :mod:`rag.language.attachment` reads them."""
+    stops = stopword_forms(query.lang)
+    return [
+        attachment.Word(w.surface, tuple(k[2:] for k in w.keys if k[0] == "l"), w.form in stops)
+        for w in query.all_words
+    ]
+
+
+def _beneficiaries(query: QueryKeys, form_keys: dict[str, list[str]]) -> tuple[Phrase, ...]:
+    """The question's phrases of whom a thing is meant for, each word of one with the keys of
+    the noun it restricts (:func:`rag.language.attachment.beneficiaries`)."""
+    lang = query.lang
+    if lang not in attachment.LANGS:
+        return ()
+    words = query.all_words
+    read = _attachment_words(query)
+    out = []
+    for at, h in attachment.beneficiaries(read, lang):
+        word, head = words[at], words[h]
+        keys = {*word.keys, *form_keys.get(word.form, []), *families(word.surface, lang)}
+        heads = {*head.keys, *form_keys.get(head.form, [])}
+        out.append(
+            Phrase(
+                word.surface,
+                frozenset(k for k in keys if k[0] in "lspf"),
+                "",
+                frozenset(k for k in heads if k[0] in "ls"),
+                frozenset(),
+                beneficiary=True,
             )
         )
     return tuple(out)
@@ -690,12 +725,7 @@ def _detached(
         return ()
     # a sentence's tokens are analysed only where its keys say the modifier is there (a
     # token's keys and form beginnings are its sentence's): most windows never need them
-    read: dict[int, _Tokens] = {}
-
-    def tokens(n: int) -> _Tokens:
-        if n not in read:
-            read[n] = _read(text, sents[n], lang)
-        return read[n]
+    tokens = _reader(text, sents, lang)
 
     out = []
     for p in spoken:
@@ -720,6 +750,18 @@ def _detached(
         if seen and not held and _restricted_otherwise(before, tokens, p, needs.asked, lang):
             out.append(p)
     return tuple(out)
+
+
+def _reader(text: str, sents: tuple[Sentence, ...], lang: str) -> Callable[[int], _Tokens]:
+    """The tokens of a chunk's sentence by its index (:func:`_read`), each read once."""
+    read: dict[int, _Tokens] = {}
+
+    def tokens(n: int) -> _Tokens:
+        if n not in read:
+            read[n] = _read(text, sents[n], lang)
+        return read[n]
+
+    return tokens
 
 
 def _read(text: str, s: Sentence, lang: str) -> _Tokens:
@@ -753,8 +795,9 @@ def _restricted_otherwise(
     lang: str,
 ) -> bool:
     """Whether an occurrence of the phrase's noun in ``sents`` (their tokens by index from
-    ``tokens``) stands after an adjective that is no word of the question ("Měsíční členství"
-    for "roční členství")."""
+    ``tokens``) is restricted in the same way by a word that is no word of the question: stands
+    after another adjective ("Měsíční členství" for "roční členství"), or, for whom it is meant,
+    is meant for another ("Kurz plavání pro děti" for "kurz plavání pro kojence")."""
     for n, s in enumerate(sents):
         if not p.head & s.keys:
             continue
@@ -762,10 +805,38 @@ def _restricted_otherwise(
         for h, k in enumerate(keys):
             if not p.head & k:
                 continue
-            for a in attachment.attributes(words, h, lang):
+            others = (
+                attachment.beneficiaries_of(words, h, lang)
+                if p.beneficiary
+                else attachment.attributes(words, h, lang)
+            )
+            for a in others:
                 if not (p.keys & keys[a] or asked & {*words[a].lemmas, forms[a]}):
                     return True
     return False
+
+
+def _restricted_kind(
+    text: str,
+    lang: str,
+    sents: tuple[Sentence, ...],
+    j: int,
+    needs: QuestionNeeds,
+    lacking: set[str],
+) -> bool:
+    """Whether a word the window lacks says whom a noun is meant for, and the chunk, up to the
+    window's end, means that noun for another (:func:`_restricted_otherwise`): "Kdy je otevřená
+    sauna pro ženy?" over "Sauna pro muže je otevřena ...". The passage speaks of another's,
+    and no vector tells the two apart; where it names the noun bare ("Sauna je otevřena ..."),
+    it may be the one asked for."""
+    before = sents[: j + 1]
+    wanted = [
+        p
+        for p in needs.beneficiaries
+        if p.modifier in lacking and any(p.head & s.keys for s in before)
+    ]
+    tokens = _reader(text, sents, lang)
+    return any(_restricted_otherwise(before, tokens, p, needs.asked, lang) for p in wanted)
 
 
 def _heading(text: str, sents: tuple[Sentence, ...], j: int) -> bool:
@@ -1147,14 +1218,26 @@ def assess(
         reason = "type"
     elif any(f["matched_by"] is None for f in focus):
         reason = "focus"
+    # whom a thing is meant for, where the passage means it for another ("sauna pro ženy" over
+    # "Sauna pro muže"): a question for something only; whether it is meant for them is
+    # answered by the passage (no, for men)
+    restricted = (
+        reason == "focus"
+        and needs.asks_for
+        and bool(needs.beneficiaries)
+        and _restricted_kind(
+            text, lang, sents, j, needs, {str(f["word"]) for f in focus if f["matched_by"] is None}
+        )
+    )
     return Answerability(
         (sents[i].start, sents[j].end),
         reason is None,
         # a vector may stand in for focus words said in other words, but not for the calendar
         # time a question asks something for ("Kdy ... v sobotu?" over Tuesday's timetable):
         # another member of the set is another time. A question whether ("Je muzeum otevřené
-        # v pondělí?") is answered by the times a passage names instead.
-        reason == "focus" and not (timed and needs.asks_for),
+        # v pondělí?") is answered by the times a passage names instead. Nor for whom a thing
+        # is meant, where the passage means it for another.
+        reason == "focus" and not (timed and needs.asks_for) and not restricted,
         reason,
         needs.answer_type,
         type_token,
