@@ -168,10 +168,11 @@ _ANYONE = {"cs": frozenset({"vsechen", "kazdy"})}
 
 
 def beneficiaries(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
-    """The phrases of whom a thing is meant for, as (word, head) positions in ``words``: each word of "pro" and its noun phrase (the adjectives before its noun, and the
-    noun) with the noun right before "pro" that the phrase restricts ("Kolik stojí kurz plavání
-    pro kojence?": (kojence, plavání)). A "pro" after no noun ("vhodné pro děti") restricts
-    nothing: whom it is for is what the question asks."""
+    """The phrases of whom a thing is meant for, as (word, head) positions in ``words``: each
+    word of "pro" and its noun phrase (the adjectives before its noun, and the noun) with the
+    noun right before "pro" that the phrase restricts ("Kolik stojí kurz plavání pro kojence?":
+    (kojence, plavání)). A "pro" after no noun ("vhodné pro děti") restricts nothing: whom it is
+    for is what the question asks."""
     prep = _FOR.get(lang)
     if prep is None:
         return []
