@@ -709,7 +709,7 @@ def participle_verb(surface: str, lang: str) -> str | None:
     if plural is None or plural.stop or not plural.lemmas:
         return None  # budoucí: "budou" is a form of "být", which no passage keys
     verb = plural.lemmas[0]  # unaccented, as a lemma key is
-    if verb == plural.form or not verb.endswith(_INFINITIVE_ENDS):
+    if verb == plural.form or not is_infinitive(verb):
         return None
     return "l:" + verb
 

@@ -562,6 +562,12 @@ def question_needs(
         | {k[2:] for w in query.all_words for k in w.keys}
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
     )
+    phrases: tuple[Phrase, ...] = ()
+    beneficiaries: tuple[Phrase, ...] = ()
+    if lang in attachment.LANGS:
+        read = _attachment_words(query)
+        phrases = _phrases(query, read, form_keys, focus, content)
+        beneficiaries = _beneficiaries(query, read, form_keys)
     needs = QuestionNeeds(
         kind,
         tuple(required),
@@ -570,9 +576,10 @@ def question_needs(
         absent,
         asked,
         asks_for_something(forms, lang),
-        _phrases(query, form_keys, focus, content),
+        phrases,
+        beneficiaries,
     )
-    return replace(needs, beneficiaries=_beneficiaries(query, form_keys), plan=_Plan(needs))
+    return replace(needs, plan=_Plan(needs))
 
 
 def participle_keys(surface: str, lang: str) -> tuple[str, ...]:
@@ -617,17 +624,16 @@ def _prefixes_met(surface: str, form: str, prefixes: tuple[str, ...], lang: str)
 
 def _phrases(
     query: QueryKeys,
+    read: list[attachment.Word],
     form_keys: dict[str, list[str]],
     focus: tuple[Need, ...],
     content: list[tuple[str, tuple[str, ...], float]],
 ) -> tuple[Phrase, ...]:
-    """The question's attributive adjectives among its content words, with their nouns
+    """The question's attributive adjectives among its content words (``read``: its words as
+    :func:`_attachment_words` gives them), with their nouns
     (:func:`rag.language.attachment.question_phrases`)."""
     lang = query.lang
-    if lang not in attachment.LANGS:
-        return ()
     words = query.all_words
-    read = _attachment_words(query)
     found = attachment.question_phrases(read, lang)
     if not found:
         return ()
@@ -670,14 +676,14 @@ def _attachment_words(query: QueryKeys) -> list[attachment.Word]:
     ]
 
 
-def _beneficiaries(query: QueryKeys, form_keys: dict[str, list[str]]) -> tuple[Phrase, ...]:
+def _beneficiaries(
+    query: QueryKeys, read: list[attachment.Word], form_keys: dict[str, list[str]]
+) -> tuple[Phrase, ...]:
     """The question's phrases of whom a thing is meant for, each word of one with the keys of
-    the noun it restricts (:func:`rag.language.attachment.beneficiaries`)."""
+    the noun it restricts (:func:`rag.language.attachment.beneficiaries`; ``read`` as for
+    :func:`_phrases`)."""
     lang = query.lang
-    if lang not in attachment.LANGS:
-        return ()
     words = query.all_words
-    read = _attachment_words(query)
     out = []
     for at, h in attachment.beneficiaries(read, lang):
         word, head = words[at], words[h]
