@@ -36,6 +36,7 @@ the rest are not, as with real embeddings; the stored chunks are given these vec
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -399,15 +400,27 @@ def cold(args: argparse.Namespace, mode: str) -> list[float]:
     return [float(x) for x in json.loads(out.strip().splitlines()[-1])]
 
 
-def cold_child(args: argparse.Namespace) -> None:
-    """A fresh process: every claim searched once, each candidate seen for the first time (the
-    per-process sentence cache emptied before each search); the times printed as JSON. The
-    lemma dictionaries and the spellings of questions typed without diacritics are loaded first,
-    as `rag serve` loads them at start (RAG_WARM_DICTIONARIES): on demand they cost the first
-    search that needs each of them seconds, four of 200 claims here."""
+def as_serve_starts(settings: Settings) -> None:
+    """What `rag serve` does at its start besides the database: every lemma dictionary and the
+    spellings of questions typed without diacritics loaded (RAG_WARM_DICTIONARIES; on demand
+    they cost the first search that needs each of them seconds), then the collector settled
+    (RAG_GC_THRESHOLD, rag.api.services.settle_collector)."""
+    from rag.api.services import settle_collector
     from rag.language.diacritics import DICTIONARY_LANGS, dictionary_spellings
     from rag.language.lemmas import SUPPORTED_LANGS, load_dictionaries
 
+    load_dictionaries(SUPPORTED_LANGS)
+    for lang in DICTIONARY_LANGS:
+        dictionary_spellings(lang)
+    settle_collector(settings.gc_threshold, freeze=True)
+
+
+def cold_child(args: argparse.Namespace) -> None:
+    """A fresh process: every claim searched once, each candidate seen for the first time (the
+    per-process sentence cache emptied before each search); the times printed as JSON. The
+    process first does what `rag serve` does at its start (:func:`as_serve_starts`): on demand
+    the dictionaries cost the first search that needs each of them seconds, four of 200 claims
+    here."""
     settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
     embedder = (
         SentenceSumEmbedder(settings) if args.vectors == "sentences" else WordSumEmbedder(DIM)
@@ -416,9 +429,7 @@ def cold_child(args: argparse.Namespace) -> None:
     with db.connection() as conn:
         oid = find_owner(conn, f"scale-{args.chunks}")
         conn.commit()
-    load_dictionaries(SUPPORTED_LANGS)
-    for lang in DICTIONARY_LANGS:
-        dictionary_spellings(lang)
+    as_serve_starts(settings)
     claims = claims_of(args)
     qvecs = embedder.embed(claims, kind="query")
     engine = Engine(db, settings, embedder, params=FilterParams.from_settings(settings))  # type: ignore[arg-type]
@@ -650,6 +661,7 @@ def main() -> None:
                     print(f"pg_prewarm: {megabytes} MB of {relations} relations in {seconds:.1f} s")
                 name = "cold, pg_prewarm" if warmed else "cold (fresh process)"
                 timings.setdefault(f"{mode} {name}", []).extend(cold(args, mode))
+    as_serve_starts(settings)
     run(engine, "hybrid" if "vector" in modes else "fts")  # warm the caches once
     if hybrid:
         windows.update({"candidates": 0, "looked for": 0})
@@ -667,6 +679,27 @@ def main() -> None:
             parts.restore()
         for part, ms in parts.ms.items():
             timings[f"hybrid warm: {part} inside the search"] = ms
+        # the collector as `rag serve` settles it against Python's own (threshold 700, nothing
+        # frozen), alternated per question: the same machine
+        settled = gc.get_threshold()
+        python = (700, settled[1], settled[2])
+        collector: dict[bool, list[float]] = {False: [], True: []}
+        try:
+            for q, v in zip(claims, qvecs, strict=True):
+                for ours in (False, True):
+                    gc.set_threshold(*(settled if ours else python))
+                    if ours:
+                        gc.freeze()
+                    else:
+                        gc.unfreeze()
+                    t = time.perf_counter()
+                    engine.search(oid, q, mode="hybrid", vector=v)  # type: ignore[arg-type]
+                    collector[ours].append((time.perf_counter() - t) * 1000)
+        finally:
+            gc.set_threshold(*settled)
+            gc.freeze()
+        timings["hybrid warm, collector settled"] = collector[True]
+        timings["hybrid warm, Python's collector"] = collector[False]
     timings["fts warm"], fts_lists = run(engine, "fts")
     if "vector" in modes:
         timings["vector"], vec_lists = run(engine, "vector")

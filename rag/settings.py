@@ -18,6 +18,10 @@ from typing import Any
 
 from rag.errors import ConfigError
 
+# The most new container objects `rag serve` lets accumulate before the collector runs: cyclic
+# garbage waits for it, so the memory it may hold stays small.
+MAX_GC_THRESHOLD = 1_000_000
+
 # One line per setting: what it does. The README table repeats these.
 SETTINGS_DOC: dict[str, str] = {
     "database_url": "PostgreSQL URL; unset starts an embedded PostgreSQL in the data dir",
@@ -34,6 +38,7 @@ SETTINGS_DOC: dict[str, str] = {
     "embed_workers": "embedding worker threads in `rag serve`",
     "embed_worker_batch": "chunks one embedding worker claims, embeds and writes per transaction",
     "prewarm_buffers": "`rag serve` loads what searches read into shared buffers at start, in the background, most needed first and up to three quarters of shared_buffers (needs the pg_prewarm extension; without it, nothing is loaded)",
+    "gc_threshold": "`rag serve` lets this many new container objects accumulate before Python's collector runs (its first-generation threshold, 700 by default: a search's decoded analyses crossed it hundreds of times per 200 searches), and takes what start-up loaded out of the collector's sight once the dictionaries are in; 0 leaves Python's collector as it is",
     "warm_dictionaries": "`rag serve` loads every language's lemma dictionary at start (about 850 MB, seconds in the background) instead of stalling the first question that needs one",
     "embed_worker_nice": "niceness the embedding worker threads of `rag serve` run at, so questions get the CPU first (Linux; 0: the service's own)",
     "analysis_worker": "`rag serve` stores the sentence analyses judging reads for chunks that lack one of this version in the background (the analysis queue; searches analyse such chunks themselves meanwhile)",
@@ -130,6 +135,7 @@ class Settings:
     embed_worker_batch: int = 4
     embed_worker_nice: int = 10
     warm_dictionaries: bool = True
+    gc_threshold: int = 5000
     prewarm_buffers: bool = True
     analysis_worker: bool = True
     analysis_worker_batch: int = 50
@@ -216,6 +222,10 @@ class Settings:
         if self.embed_precision not in ("fp32", "int8"):
             raise ConfigError(
                 f"Unsupported embed_precision: {self.embed_precision} (choose from fp32, int8)"
+            )
+        if not 0 <= self.gc_threshold <= MAX_GC_THRESHOLD:
+            raise ConfigError(
+                f"gc_threshold must be from 0 to {MAX_GC_THRESHOLD}, not {self.gc_threshold}"
             )
         if not self.header_timeout > 0:
             raise ConfigError(f"header_timeout must be above 0, not {self.header_timeout}")

@@ -36,7 +36,8 @@ SAMPLE_DIR = Path(__file__).resolve().parent.parent / "rag" / "sample"
 
 def api_settings(url: str, data_dir: Path, **changes: Any) -> Settings:
     """Settings of a test service: the fake embedder, a small pool, no prewarming (its thread
-    would hold one of the pool's connections while a test counts them)."""
+    would hold one of the pool's connections while a test counts them), and Python's collector
+    left as it is (its settings are the whole test process's)."""
     base = Settings(
         database_url=url,
         data_dir=data_dir,
@@ -45,6 +46,7 @@ def api_settings(url: str, data_dir: Path, **changes: Any) -> Settings:
         pool_min=1,
         pool_max=4,
         prewarm_buffers=False,
+        gc_threshold=0,
     )
     return base.replace(**changes)
 

@@ -440,6 +440,42 @@ def test_the_service_loads_every_lemma_dictionary_at_start(
     assert asked == ([tuple(SUPPORTED_LANGS)] if warm else [])
 
 
+@pytest.mark.parametrize("warm", [True, False])
+def test_the_service_settles_the_collector_once_start_up_has_loaded(
+    server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    warm: bool,
+) -> None:
+    """RAG_GC_THRESHOLD reaches the collector after the dictionaries are in (or at once when
+    they load on demand), with what start-up loaded frozen (rag.api.services.settle_collector)."""
+    import rag.api.services as services
+
+    order: list[str] = []
+    settled: list[tuple[int, bool]] = []
+    done = threading.Event()
+
+    def settle(threshold: int, *, freeze: bool) -> None:
+        order.append("settled")
+        settled.append((threshold, freeze))
+        done.set()
+
+    monkeypatch.setattr(services, "load_dictionaries", lambda langs: order.append("loaded"))
+    monkeypatch.setattr(services, "settle_collector", settle)
+    url = new_database(server_url, f"rag_api_collector_{int(warm)}")
+    settings = api_settings(
+        url, tmp_path_factory.mktemp("collector"), warm_dictionaries=warm, gc_threshold=4321
+    )
+    server = LiveServer.start(settings)
+    try:
+        server.wait_ready(timeout=30)
+        assert done.wait(10)
+    finally:
+        server.close()
+    assert settled == [(4321, True)]
+    assert order == (["loaded", "settled"] if warm else ["settled"])
+
+
 @pytest.mark.parametrize("prewarm", [True, False])
 def test_the_service_prewarms_shared_buffers_at_start_unless_told_not_to(
     server_url: str,
