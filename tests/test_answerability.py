@@ -795,6 +795,28 @@ def test_a_number_word_of_the_question_matches_the_passages_digits(
     assert {f["word"]: f["matched_by"] for f in a.focus}[word], a.as_dict()
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Vykouří asi jednu cigaretu denně.",
+        "Lekce je jen jedním z kurzů.",
+        "Cenu předali jednomu z vítězů.",
+        "Na jednom kole jezdí celá rodina.",
+    ],
+)
+def test_every_case_form_of_one_is_a_number(sentence: str) -> None:
+    # "Kolik cigaret denně vykouří ...?" is answered by "jednu cigaretu": the accusative of
+    # "jedna", as the nominative and genitive already were ("jeden" is no valued lemma: it is
+    # also "a certain", so its forms are listed)
+    assert "number" in _classes(sentence, "cs")
+
+
+def test_a_count_question_is_answered_by_the_accusative_of_one() -> None:
+    needs = _needs("Kolik cigaret denně vykouří Martina?", "cs")
+    a = assess("Martina vykouří asi jednu cigaretu denně.", "cs", needs, 2, True)
+    assert a.answers and a.type_token == "jednu", a.as_dict()
+
+
 def test_a_number_word_and_a_unit_of_time_are_a_duration() -> None:
     assert "duration" in _classes("Stehy se vytahují po deseti dnech.", "cs")
     assert "duration" in _classes("Výsledky jsou do tří týdnů.", "cs")
@@ -1069,6 +1091,22 @@ def test_a_vector_may_stand_in_for_other_focus_words() -> None:
     a = assess(RECORD, "cs", needs, 2, False)
     assert a.reason == "focus", a.as_dict()
     assert a.paraphrase
+
+
+def test_no_vector_stands_in_for_what_a_person_asked_for_does() -> None:
+    # "Kdo vede muzeum skla?" over a passage naming the man who founded it: the verb is the
+    # relation asked about, and another relation of a person to the museum does not answer
+    needs = _needs("Kdo vede muzeum skla?", "cs", absent=("vede",))
+    a = assess("Muzeum skla založil v roce 1990 Karel Novák.", "cs", needs, 2, True)
+    assert a.reason == "focus" and not a.paraphrase, a.as_dict()
+    # a noun said otherwise may still be stood in for ("expozici" for "muzeum")
+    needs = _needs("Kdo vede muzeum skla?", "cs", absent=("muzeum",))
+    b = assess("Expozici skla vede Karel Novák.", "cs", needs, 2, True)
+    assert b.reason == "focus" and b.paraphrase, b.as_dict()
+    # and the verb in the window answers
+    needs = _needs("Kdo vede muzeum skla?", "cs")
+    c = assess("Muzeum skla vede Karel Novák.", "cs", needs, 2, True)
+    assert c.answers, c.as_dict()
 
 
 def test_the_modifier_check_reads_a_sentence_word_by_word_as_its_analysis() -> None:

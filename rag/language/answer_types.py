@@ -479,7 +479,8 @@ COUNT_PHRASES: dict[str, frozenset[tuple[str, ...]]] = {
 
 _NUMBER_WORDS = _table(
     """
-    jeden jedna jedno jednoho jedné dva dvě dvou dvěma tři tří třech třemi čtyři čtyř čtyřech
+    jeden jedna jedno jednoho jedné jednomu jednom jedním jednu jedni jedny jedněch jedněm
+    jedněmi dva dvě dvou dvěma tři tří třech třemi čtyři čtyř čtyřech
     pět pěti šest šesti sedm sedmi osm osmi devět devíti deset deseti jedenáct dvanáct třináct
     čtrnáct patnáct dvacet dvaceti třicet čtyřicet padesát sto sta set tisíc tisíce milion
     půl polovina čtvrt pětadvacet pětadvaceti osmnáct osmnácti devatenáct šestnáct sedmnáct

@@ -84,6 +84,7 @@ from rag.language.derivation import (
     families,
     finite_verb,
     held_families,
+    is_infinitive,
     participle_verb,
 )
 from rag.language.keys import (
@@ -118,6 +119,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 42: every case form of "jeden" is a number ("jednu cigaretu", "jedním z"; the other
+# numerals are numbers by their lemmas; answer_types._NUMBER_WORDS);
 # 41: a present participle holds its verb's lemma (vedoucí: l:vest), the iotated root of a
 # long-voweled imperfective (uklízet: uklid, as uklidit and úklid), a noun in -ce is the agent
 # of a noun of its own only (no "velice" of velí);
@@ -167,7 +170,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 41
+ANALYSIS_VERSION = 42
 
 
 @dataclass(frozen=True, slots=True)
@@ -904,6 +907,11 @@ def _names_a_time(need: Need) -> bool:
     return need.unit or names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
+def _infinitive(need: Need) -> bool:
+    """A word whose lemma is a verb's infinitive ("vede": vést)."""
+    return any(k.startswith("l:") and is_infinitive(k[2:]) for k in need.keys)
+
+
 def _names_a_part_of_day(need: Need) -> bool:
     return names_a_part_of_day((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
@@ -1235,6 +1243,17 @@ def assess(
             text, lang, sents, j, needs, {str(f["word"]) for f in focus if f["matched_by"] is None}
         )
     )
+    # "Kdo vede muzeum skla?": in a question for a person the verb is the relation asked about,
+    # and a passage naming someone near the museum names whoever did anything there
+    relation = (
+        reason == "focus"
+        and lang == "cs"
+        and kind in PERSON_TYPES
+        and any(
+            f["matched_by"] is None and _infinitive(need)
+            for f, need in zip(focus, needs.focus, strict=True)
+        )
+    )
     return Answerability(
         (sents[i].start, sents[j].end),
         reason is None,
@@ -1242,8 +1261,9 @@ def assess(
         # time a question asks something for ("Kdy ... v sobotu?" over Tuesday's timetable):
         # another member of the set is another time. A question whether ("Je muzeum otevřené
         # v pondělí?") is answered by the times a passage names instead. Nor for whom a thing
-        # is meant, where the passage means it for another.
-        reason == "focus" and not (timed and needs.asks_for) and not restricted,
+        # is meant, where the passage means it for another, nor for what the person asked for
+        # does.
+        reason == "focus" and not (timed and needs.asks_for) and not restricted and not relation,
         reason,
         needs.answer_type,
         type_token,
