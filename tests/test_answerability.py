@@ -1107,6 +1107,11 @@ def test_no_vector_stands_in_for_what_a_person_asked_for_does() -> None:
     needs = _needs("Kdo vede muzeum skla?", "cs")
     c = assess("Muzeum skla vede Karel Novák.", "cs", needs, 2, True)
     assert c.answers, c.as_dict()
+    # a noun whose lemma ends as an infinitive does is no verb ("rozpočet" for "plán výdajů")
+    needs = _needs("Kdo schvaluje rozpočet obce?", "cs", absent=("rozpočet",))
+    d = assess("Plán výdajů obce schvaluje starosta Petr Dvořák.", "cs", needs, 2, True)
+    missing = [f["word"] for f in d.focus if f["matched_by"] is None]
+    assert d.reason == "focus" and missing == ["rozpočet"] and d.paraphrase, d.as_dict()
 
 
 def test_the_modifier_check_reads_a_sentence_word_by_word_as_its_analysis() -> None:

@@ -907,9 +907,12 @@ def _names_a_time(need: Need) -> bool:
     return need.unit or names_a_time((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
-def _infinitive(need: Need) -> bool:
-    """A word whose lemma is a verb's infinitive ("vede": vést)."""
-    return any(k.startswith("l:") and is_infinitive(k[2:]) for k in need.keys)
+def _czech_verb(need: Need) -> bool:
+    """A Czech verb: its lemma ends as an infinitive does ("vede": vést), and the dictionary does
+    not decline it as a noun ("rozpočet", "kontakt", "na starosti")."""
+    return any(k.startswith("l:") and is_infinitive(k[2:]) for k in need.keys) and not (
+        nominal_lemma(need.surface, "cs")
+    )
 
 
 def _names_a_part_of_day(need: Need) -> bool:
@@ -1250,7 +1253,7 @@ def assess(
         and lang == "cs"
         and kind in PERSON_TYPES
         and any(
-            f["matched_by"] is None and _infinitive(need)
+            f["matched_by"] is None and _czech_verb(need)
             for f, need in zip(focus, needs.focus, strict=True)
         )
     )
