@@ -394,6 +394,9 @@ class QuestionNeeds:
     phrases: tuple[Phrase, ...] = ()  # attributive adjectives and their nouns (attachment)
     # whom a noun is meant for ("kurz plavání pro kojence": kojence, with the noun's keys)
     beneficiaries: tuple[Phrase, ...] = ()
+    # the focus verbs of a Czech question for a person ("vede" of "Kdo vede muzeum skla?"): the
+    # relation asked about, which no vector stands in for
+    relations: frozenset[str] = frozenset()
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -581,6 +584,9 @@ def question_needs(
         asks_for_something(forms, lang),
         phrases,
         beneficiaries,
+        frozenset(f.surface for f in focus if _czech_verb(f))
+        if lang == "cs" and kind in PERSON_TYPES
+        else frozenset(),
     )
     return replace(needs, plan=_Plan(needs))
 
@@ -1248,14 +1254,8 @@ def assess(
     )
     # "Kdo vede muzeum skla?": in a question for a person the verb is the relation asked about,
     # and a passage naming someone near the museum names whoever did anything there
-    relation = (
-        reason == "focus"
-        and lang == "cs"
-        and kind in PERSON_TYPES
-        and any(
-            f["matched_by"] is None and _czech_verb(need)
-            for f, need in zip(focus, needs.focus, strict=True)
-        )
+    relation = reason == "focus" and any(
+        f["matched_by"] is None and f["word"] in needs.relations for f in focus
     )
     return Answerability(
         (sents[i].start, sents[j].end),
