@@ -817,6 +817,35 @@ def test_a_count_question_is_answered_by_the_accusative_of_one() -> None:
     assert a.answers and a.type_token == "jednu", a.as_dict()
 
 
+@pytest.mark.parametrize(
+    ("sentence", "lang"),
+    [
+        ("Rekord padl šestkrát po sobě.", "cs"),
+        ("Kurz se opakuje čtyřikrát do roka.", "cs"),
+        ("Der Zug fährt zwanzigmal am Tag.", "de"),
+    ],
+)
+def test_a_multiplicative_numeral_is_a_number(sentence: str, lang: str) -> None:
+    # "Kolikrát padl rekord?" is answered by "šestkrát": the cardinal's stem and "-krát"
+    assert "number" in _classes(sentence, lang)
+
+
+def test_a_multiplicative_numeral_answers_how_many_times() -> None:
+    needs = _needs("Kolikrát za sebou padl teplotní rekord v Klementinu?", "cs")
+    a = assess("V Klementinu padl teplotní rekord šestkrát po sobě.", "cs", needs, 2, True)
+    assert a.answers and a.type_token == "sestkrat", a.as_dict()
+    # "několikrát" says no number
+    assert "number" not in _classes("Rekord padl v Klementinu několikrát.", "cs")
+
+
+def test_a_foreign_name_declined_by_added_endings_meets_its_nominative() -> None:
+    # "Prodiho" is "Prodi" and "-ho": the corpus holds no "prodiho", and its stem "prodi" is not
+    # the passage's "prod" of "Prodi"; the nominative's stem is
+    needs = _needs("Kdy přijal Putin Prodiho?", "cs", absent=("Prodiho",))
+    a = assess("Prodi přijel do Moskvy v pondělí, Putin ho přijal večer.", "cs", needs, 2, True)
+    assert {r["word"]: r["matched_by"] for r in a.required}["Prodiho"] == "name", a.as_dict()
+
+
 def test_a_number_word_and_a_unit_of_time_are_a_duration() -> None:
     assert "duration" in _classes("Stehy se vytahují po deseti dnech.", "cs")
     assert "duration" in _classes("Výsledky jsou do tří týdnů.", "cs")

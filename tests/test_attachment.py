@@ -221,3 +221,38 @@ def test_no_vector_stands_in_for_whom_a_thing_is_meant_where_the_passage_means_i
     key_df = {k: 1 for w in q.words for k in w.keys}
     a = assess(text, "cs", question_needs(q, {}, key_df, 50, 3), 2, True)
     assert a.reason == "focus" and a.paraphrase is paraphrase, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "source"),
+    [
+        ("Kolik uprchlíků má Německo přijmout podle bavorského premiéra?", ["bavorského", "premiéra"]),
+        ("O kolik stupňů se smí oteplit planeta podle nové dohody?", ["nové", "dohody"]),
+        ("Kolik lidí podle policie zemřelo?", ["policie"]),
+        # a pronoun is no source, and "podle" asks nothing of the words before it
+        ("Podle čeho poznám padělek?", []),
+        ("Kolik stojí jízdenka?", []),
+    ],
+)  # fmt: skip
+def test_the_source_of_a_statement(question: str, source: list[str]) -> None:
+    words = _words(question)
+    assert [words[i].surface for i in attachment.attributions(words, "cs")] == source
+
+
+_REPORT = (
+    "Německo bude muset i v budoucnu přijmout mnoho běženců. Zmínil jsem počet 200.000 "
+    "uprchlíků ročně. Odpovídá to naší hospodářské síle. Ale až bude toto číslo dosaženo, "
+    "budeme muset lidi na hranicích odmítat, řekl {}."
+)
+
+
+def test_a_statements_source_is_no_focus_word() -> None:
+    needs = _needs("Kolik podle bavorského premiéra přijme Německo uprchlíků ročně?")
+    focus = {f.surface for f in needs.focus}
+    assert not focus & {"bavorského", "premiéra"}, focus
+    # the premier is named two sentences after the figure, as a report names its speaker:
+    # the figure's window answers
+    a = assess(_REPORT.format("bavorský premiér"), "cs", needs, 2, True)
+    assert a.answers, a.as_dict()
+    # the source still counts among the chunk's words
+    assert {w for w, _, _ in needs.content} >= {"bavorského", "premiéra"}

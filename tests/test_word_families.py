@@ -17,7 +17,7 @@ from rag.language.derivation import (
 )
 from rag.language.keys import analyze, search_keys, unaccent
 from rag.language.lemmas import conjugated_lemma, lemma_candidates
-from rag.language.names import adjective_name_keys, name_key, relational_keys
+from rag.language.names import adjective_name_keys, name_key, name_keys, relational_keys
 from rag.language.question_classes import asks_for_something, contact_tokens, definitional
 
 
@@ -262,6 +262,25 @@ def test_a_word_is_no_verb_form_without_the_dictionarys_infinitive(word: str) ->
 )
 def test_an_inflected_name_meets_its_base_form(lang: str, inflected: str, base: str) -> None:
     assert name_key(inflected, lang) == name_key(base, lang) is not None
+
+
+@pytest.mark.parametrize(
+    ("inflected", "base"),
+    [
+        ("Prodiho", "Prodi"),
+        ("Sarkozymu", "Sarkozy"),
+        ("Montim", "Monti"),
+        ("Jiřího", "Jiří"),
+        ("Krejčímu", "Krejčí"),
+    ],
+)
+def test_a_name_declined_by_added_endings_meets_its_nominative(inflected: str, base: str) -> None:
+    # the adjective's endings added to a nominative in a vowel: taking one ending off each
+    # form leaves two stems ("prodi", "prod"); the nominative's is among the inflected form's
+    assert name_key(inflected, "cs") != name_key(base, "cs")
+    assert set(name_keys(base, "cs")) <= set(name_keys(inflected, "cs"))
+    # a name of the ordinary paradigm gets no second stem ("Novákem", "Adam")
+    assert len(name_keys("Novákem", "cs")) == len(name_keys("Adam", "cs")) == 1
 
 
 def test_a_relational_adjective_asks_for_the_first_letters_of_its_name() -> None:

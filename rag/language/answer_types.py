@@ -639,6 +639,21 @@ def ordinal_value(lemmas: Iterable[str], lang: str) -> str | None:
     return next((table[lemma] for lemma in lemmas if int(table.get(lemma, 0)) > 10), None)
 
 
+# A multiplicative numeral is a cardinal's stem and a suffix that says "times": Czech and
+# Slovak "šestkrát", "dvakrát", German "sechsmal", "zwanzigmal". It answers "kolikrát" /
+# "wie oft" as its cardinal answers "kolik".
+_TIMES = {"cs": "krat", "sk": "krat", "de": "mal"}
+
+
+def multiplicative(form: str, lang: str) -> str | None:
+    """The value, in digits, of a multiplicative numeral given its unaccented form
+    ("sestkrat" -> "6", "dreimal" -> "3"), or None."""
+    suffix = _TIMES.get(lang)
+    if suffix is None or not form.endswith(suffix):
+        return None
+    return CARDINAL_VALUES.get(lang, {}).get(form[: -len(suffix)])
+
+
 def word_number(lemmas: Iterable[str], lang: str) -> str | None:
     """The value, in digits, of a number word given its lemmas ("čtyřech" -> "4", "druhé" ->
     "2"), or None."""
@@ -1317,6 +1332,7 @@ def sentence_classes(
             lasting += compound.numbers
     valued = CARDINAL_VALUES.get(lang, {})
     numbers += having(_NUMBER_WORDS) + tuple(sorted(lemma for lemma in lemmas if lemma in valued))
+    numbers += tuple(f for f in forms if multiplicative(f, lang) is not None)
     if lang in _COMBINING:
         numbers += tuple(n for s in surfaces if (n := combined_number(s, lang)) is not None)
     for kind, tokens in contact_tokens(text, lemmas, numbers, lang).items():

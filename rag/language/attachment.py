@@ -204,6 +204,34 @@ def beneficiaries(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
     return out
 
 
+# The preposition that names whose statement a sentence reports ("podle bavorského premiéra",
+# "podle statistik", "podle nové dohody").
+_ACCORDING_TO = {"cs": "podle"}
+
+
+def attributions(words: Sequence[Word], lang: str) -> list[int]:
+    """The positions of the words of each phrase that names a statement's source: the
+    adjectives after "podle" and their noun ("Kolik uprchlíků má Německo přijmout podle
+    bavorského premiéra?": bavorského, premiéra). A news passage says who said it once, in the
+    sentence that reports the statement ("..., řekl bavorský premiér") or the paragraph's first
+    ("Podle něj ..."), so the source stands apart from the figure asked for."""
+    prep = _ACCORDING_TO.get(lang)
+    if prep is None:
+        return []
+    out: list[int] = []
+    for i, w in enumerate(words):
+        if w.surface.lower() != prep:
+            continue
+        for k in range(i + 1, min(i + 1 + _RUN, len(words))):
+            word = words[k]
+            if not word.surface.isalpha() or word.surface.lower() in STOPWORDS[lang]:
+                break
+            out.append(k)
+            if not adjectival(word, lang):
+                break  # the phrase's noun
+    return out
+
+
 def _verbal_noun(word: Word) -> bool:
     """Whether a noun is a verb's noun of action ("pokračování", "pojištění", "vrácení")."""
     w = unaccent(word.surface.lower())

@@ -94,6 +94,29 @@ def name_key(surface: str, lang: str) -> str | None:
     return NAME_KEY + best if len(best) >= _MIN_STEM else None
 
 
+# A name that ends in a vowel as an adjective or a foreign word does ("Prodi", "Sarkozy",
+# "Jiří", "Krejčí", "Marchionne") declines by adding the adjective's endings to its whole
+# nominative ("Prodiho", "Sarkozymu", "Jiřím"): the stem of that nominative is the name's too,
+# where taking an ending off the inflected form leaves another ("prodi" of "Prodiho", "prod" of
+# "Prodi").
+_ADDED_ENDINGS: dict[str, tuple[str, ...]] = {"cs": ("ho", "mu", "m"), "sk": ("ho", "mu", "m")}
+_VOWEL_ENDS = frozenset("iyeíýé")
+
+
+def name_keys(surface: str, lang: str) -> tuple[str, ...]:
+    """The stem keys of a capitalized word (:func:`name_key`): its own, and, for a name
+    inflected by endings added to a nominative in a vowel, that nominative's."""
+    own = name_key(surface, lang)
+    out: tuple[str, ...] = (own,) if own is not None else ()
+    for ending in _ADDED_ENDINGS.get(lang, ()):
+        rest = surface[: -len(ending)]
+        if surface.endswith(ending) and len(rest) > _MIN_STEM and rest[-1] in _VOWEL_ENDS:
+            key = name_key(rest, lang)
+            if key is not None and key not in out:
+                out += (key,)
+    return out
+
+
 # An acronym and the words it abbreviates: a passage writes "ČR" where a question says "České
 # republice", or "bezpečnosti a ochrany zdraví při práci" where it asks about "BOZP". Czech
 # acronyms are the initials of a name's or a term's words ("Česká republika", "Organizace

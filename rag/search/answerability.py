@@ -105,7 +105,7 @@ from rag.language.names import (
     adjective_name_keys,
     is_acronym,
     name_adjective_keys,
-    name_key,
+    name_keys,
     question_acronym_keys,
     relational_keys,
 )
@@ -119,6 +119,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 43: a multiplicative numeral is a number ("šestkrát", "sechsmal":
+# answer_types.multiplicative); a name declined by endings added to its nominative holds that
+# nominative's stem ("Prodiho": N:prod, as "Prodi"; names.name_keys);
 # 42: every case form of "jeden" is a number ("jednu cigaretu", "jedním z"; the other
 # numerals are numbers by their lemmas; answer_types._NUMBER_WORDS);
 # 41: a present participle holds its verb's lemma (vedoucí: l:vest), the iotated root of a
@@ -170,7 +173,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 42
+ANALYSIS_VERSION = 43
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +236,7 @@ def _related_forms(tokens: list[Token], lang: str) -> list[str]:
     out = [k for t in tokens for k in held_families(t.surface, lang)]
     # a present participle holds its verb ("Vedoucí kroužku je ..." names who "vede" it)
     out += [k for t in tokens if (k := participle_verb(t.surface, lang)) is not None]
-    out += [k for t in tokens if (k := name_key(t.surface, lang)) is not None]
+    out += [k for t in tokens for k in name_keys(t.surface, lang)]
     out += acronym_keys([t.surface for t in tokens])
     return out
 
@@ -348,7 +351,7 @@ class Need:
     surface: str
     keys: tuple[str, ...]  # lemma and stem keys
     df: int
-    kind: str  # "identifier" | "number" | "name" | "focus"
+    kind: str  # "identifier" | "number" | "name" | "source" (of a statement) | "focus"
     prefixes: tuple[str, ...] = ()
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
@@ -450,6 +453,12 @@ def question_needs(
             if any(c.isdigit() for c in part):
                 values.setdefault(part, []).append(f"l:{value}")
     acronyms = question_acronym_keys([w.surface for w in query.all_words])
+    # the words of a statement's source ("podle bavorského premiéra"): no focus words
+    sourced = (
+        frozenset(attachment.attributions(_attachment_words(query), lang))
+        if lang in attachment.LANGS
+        else frozenset()
+    )
     for i, w in enumerate(query.words):
         spelled = acronyms.get(position.get(w.form, -1), ())
         if w.form in asking and not is_name(w.surface, position.get(w.form, i), lang):
@@ -479,10 +488,10 @@ def question_needs(
             last = required[-1] if required else None
             joined = last is not None and last.kind == "name" and last_at == at - 1
             group = last.group if joined and last is not None else at
-            stem = name_key(w.surface, lang)
-            # its adjective where the corpus has no word of the name itself ("v Barmě" over
-            # "Barmští opozičníci"), or spells the name's "k" as "c" ("z Iráku": "iráckého")
-            related = ((stem,) if stem is not None else ()) + spelled + name_adjective_keys(w.keys)
+            # its stems ("Prodiho": the "Prodi" of a passage), its adjective where the corpus
+            # has no word of the name itself ("v Barmě" over "Barmští opozičníci"), or spells
+            # the name's "k" as "c" ("z Iráku": "iráckého")
+            related = name_keys(w.surface, lang) + spelled + name_adjective_keys(w.keys)
             required.append(
                 Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
             )
@@ -493,6 +502,13 @@ def question_needs(
             continue  # "Můžu přijet bez objednání?": whether a visit is possible
         elif bare_employer(query.all_words, position[w.form], lang):
             continue  # "Kolik mi firma dává na stravenky?": the documents' author
+        elif position[w.form] in sourced and not is_frame(
+            word_lemmas, w.form, lang, w.surface if accented else None
+        ):
+            # who said it, not what was said: a passage names its source once, in the sentence
+            # that reports the statement or the paragraph's first, so no window need hold it;
+            # it counts in the chunk's words as every content word does
+            pass
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
             verb = (
                 any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
