@@ -30,6 +30,10 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
     ("lang", "question", "expected"),
     [
         ("cs", "Kolik stojí parkování v Brně?", "amount"),
+        # "stát" is a state as well as to cost: the noun counts, the verb asks a price
+        ("cs", "Kolik států ratifikovalo úmluvu?", "number"),
+        ("cs", "Kolik mě bude stát parkování?", "amount"),
+        ("cs", "Kolik stál nový most?", "amount"),
         ("cs", "Kolik dní dovolené mám za rok?", "number"),
         ("cs", "Kdy se koná letní firemní slavnost?", "date"),
         ("cs", "Do kdy musím nahlásit ztrátu notebooku?", "date"),

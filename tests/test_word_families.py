@@ -42,6 +42,8 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("oprava", "opravit"),
         ("ubytovat", "ubytování"),
         ("zkouší", "zkouška"),  # an action noun in -ka
+        ("zažaloval", "žalobu"),  # the noun in -oba of an -ovat verb
+        ("obhajuje", "obhajoba"),
         ("přihlásit", "přihláška"),  # the root's last consonant alternates (s / š)
         ("nahlásit", "hlášení"),
         ("žádost", "zažádat"),  # the unprefixed word meets the prefixed one, both ways
@@ -161,6 +163,8 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         # short prefix, which names another thing than its verb (a shop)
         ("konat", "zákon"),
         ("chodit", "obchod"),
+        # the "ob" of podoba is the root's, not the suffix -oba (a likeness, no submission)
+        ("podat", "podoba"),
     ],
 )
 def test_derivations_naming_another_thing_stay_apart(a: str, b: str) -> None:

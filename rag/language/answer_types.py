@@ -307,6 +307,16 @@ QUESTION_TYPES: dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]] = {
     for lang, rows in _QUESTION_PHRASES.items()
 }
 
+# The same phrases by their first word, each word's longest first: a question is scanned once,
+# not once per phrase.
+_PHRASES_BY_FIRST_WORD: dict[str, dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]]] = {
+    lang: {
+        first: tuple(row for row in rows if row[0][0] == first)
+        for first in dict.fromkeys(row[0][0] for row in rows)
+    }
+    for lang, rows in QUESTION_TYPES.items()
+}
+
 # Lemmas (or forms) that make a "how much" question ask for a sum of money.
 PRICE_CUES: dict[str, frozenset[str]] = {
     "cs": _table("stát stojit zaplatit platit cena činit koruna kč peníze peněz částka"),
@@ -864,13 +874,13 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
 def _first_phrase(words: list[str], lang: str) -> tuple[int, int, AnswerType] | None:
     """The interrogative phrase that comes first, the longer one where two start together: its
     position, its length negated, and the answer type it asks for."""
-    first: tuple[int, int, AnswerType] | None = None
-    for phrase, kind in QUESTION_TYPES.get(lang, ()):
-        n = len(phrase)
-        at = next((i for i in range(len(words) - n + 1) if tuple(words[i : i + n]) == phrase), None)
-        if at is not None and (first is None or (at, -n) < first[:2]):
-            first = (at, -n, kind)
-    return first
+    starting = _PHRASES_BY_FIRST_WORD.get(lang, {})
+    for at, word in enumerate(words):
+        for phrase, kind in starting.get(word, ()):  # longest first
+            n = len(phrase)
+            if tuple(words[at : at + n]) == phrase:
+                return at, -n, kind
+    return None
 
 
 def asking_words(forms: Iterable[str], lang: str) -> frozenset[str]:
@@ -880,6 +890,25 @@ def asking_words(forms: Iterable[str], lang: str) -> frozenset[str]:
     words = list(forms)
     first = _first_phrase(words, lang)
     return frozenset(words[first[0] : first[0] - first[1]]) if first else frozenset()
+
+
+# A cue lemma that is also a noun's: "stát" costs in "Kolik stojí" and is a state in "Kolik
+# států", so it cues a sum only where a form of the verb says so: the infinitive ("Kolik to
+# bude stát?") or a form beginning as the present's and the past's do ("stojí", "stál"),
+# unaccented.
+_VERBAL_CUES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
+    "cs": {"stat": ("stat", ("stoj", "stal"))},
+}
+
+
+def _sum_cued(words: list[str], lemmas: list[str], lang: str) -> bool:
+    """Whether a question's words cue a sum of money (:data:`_SUM_CUES`)."""
+    verbal = _VERBAL_CUES.get(lang, {})
+    for lemma in _SUM_CUES.get(lang, frozenset()).intersection(lemmas):
+        forms = verbal.get(lemma)
+        if forms is None or any(w == forms[0] or w.startswith(forms[1]) for w in words):
+            return True
+    return False
 
 
 def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> AnswerType | None:
@@ -895,7 +924,7 @@ def _interrogative_type(words: list[str], lemmas: list[str], lang: str) -> Answe
     if (
         found == "number"
         and phrase not in COUNT_PHRASES.get(lang, frozenset())
-        and not _SUM_CUES.get(lang, frozenset()).isdisjoint(lemmas)
+        and _sum_cued(words, lemmas, lang)
     ):
         # what "kolik" counts says what is asked, whatever verb of paying the question has:
         # "Od kolika let platí dítě?" asks for years, not a sum

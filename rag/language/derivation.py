@@ -234,6 +234,10 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
         return _plain_vowels(alternating, lang), None
     if lemma.endswith("ka") and root == lemma[:-2] and _denominal(root, lang):
         root = lemma[:-1]  # a noun's derivative (školka of škola): only its ending goes
+    if lang == "cs" and lemma.endswith("oba") and _known(lemma[:-3] + "ovat", lang):
+        # the noun in -oba of an -ovat verb (žaloba of žalovat, obhajoba of obhajovat); in
+        # other nouns the "ob" is the root's own (podoba, ozdoba, výroba)
+        root = lemma[:-3]
     if lemma == word:
         # a word the dictionary does not know: a finite verb's ending goes before a shorter
         # noun's ("přehřeje" is přehř-eje, not přehřej-e)
