@@ -292,7 +292,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and twenty-three small knowledge bases of their own (1 to
+# held-out batch over the sample corpus, and twenty-four small knowledge bases of their own (1 to
 # 10 documents, and two long documents). Each holds a floor just below what the shipped profile
 # measures on it (recalled answerable cases at least, not_found cases answered at most), so that
 # any regression fails; docs/evaluation.md gives the figures. Measured at the twenty-fourth round
@@ -302,7 +302,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # autoservis 19/22, 0/11; skolka 18/24, 1/11; penzion 20/22, 0/9; helpdesk 23/26, 1/13; svj 16/20,
 # 3/9; veterina 16/20, 1/9; pojistovna 17/23, 3/12; posilovna 14/17, 1/8; jazykovka 13/18, 1/8;
 # autoskola 18/22, 2/12; koupaliste 15/24, 2/13; pujcovna 21/23, 2/12; zahradky 19/22, 1/10;
-# studijni 33/38, 3/19; autobusy 13/24, 0/12; hasici 17/23, 1/11. One case of slack each way for
+# studijni 33/38, 3/19; autobusy 13/24, 0/12; hasici 17/23, 1/11; and, at the twenty-fifth round,
+# zpravodaj 17/17, 1/10. One case of slack each way for
 # the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -331,6 +332,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "studijni": (32, 4),
     "autobusy": (12, 1),
     "hasici": (16, 2),
+    "zpravodaj": (16, 2),
 }
 
 
