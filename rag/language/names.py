@@ -103,6 +103,7 @@ _ADDED_ENDINGS: dict[str, tuple[str, ...]] = {"cs": ("ho", "mu", "m"), "sk": ("h
 _VOWEL_ENDS = frozenset("iyeíýé")
 
 
+@lru_cache(maxsize=65536)
 def name_keys(surface: str, lang: str) -> tuple[str, ...]:
     """The stem keys of a capitalized word (:func:`name_key`): its own, and, for a name
     inflected by endings added to a nominative in a vowel, that nominative's."""
