@@ -43,6 +43,11 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("ubytovat", "ubytování"),
         ("zkouší", "zkouška"),  # an action noun in -ka
         ("zažaloval", "žalobu"),  # the noun in -oba of an -ovat verb
+        ("bezpečné", "bezpečnosti"),  # an -ost noun of an adjective in -ný keeps its root
+        ("možné", "možnost"),
+        ("povinnosti", "povinný"),
+        ("úspěšnost", "úspěchu"),
+        ("bezpečnostní", "bezpečně"),
         ("obhajuje", "obhajoba"),
         ("přihlásit", "přihláška"),  # the root's last consonant alternates (s / š)
         ("nahlásit", "hlášení"),

@@ -106,6 +106,11 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         ("utý", False),
         # abstract and action nouns
         ("ství", False),
+        # an -ost noun of an adjective in -ný / -ní keeps the adjective's root (bezpečnost /
+        # bezpečný, možnost / možný, vlastnost / vlastní), and so does its own adjective
+        # (bezpečnostní)
+        ("nostní", False),
+        ("nost", False),
         ("ost", False),
         ("ávka", False),
         ("ka", False),  # action and result nouns (zkoušet / zkouška): a root of 4 letters or more
@@ -440,7 +445,11 @@ def _velar_ch(root: str, ending: str) -> str:
     """An adjective's (and so its adverb's) root with the "ch" of its noun back, which Czech
     spells "š" before -ný (úspěch / úspěšný / úspěšně, strach / strašný, hřích / hříšný), where
     the dictionary knows the noun; any other root as it is."""
-    if ending in ("ný", "ní") and root.endswith("š") and _known(root[:-1] + "ch", "cs"):
+    if (
+        ending in ("ný", "ní", "nost", "nostní")
+        and root.endswith("š")
+        and _known(root[:-1] + "ch", "cs")
+    ):
         return root[:-1] + "ch"
     return root
 

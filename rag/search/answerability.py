@@ -119,6 +119,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 45: an -ost noun of an adjective in -ný / -ní holds the adjective's root (bezpečnost,
+# možnost: derivation);
 # 44: a noun in -oba of an -ovat verb holds the verb's root (žaloba, obhajoba: derivation);
 # 43: a multiplicative numeral is a number ("šestkrát", "sechsmal":
 # answer_types.multiplicative); a name declined by endings added to its nominative holds that
@@ -174,7 +176,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 44
+ANALYSIS_VERSION = 45
 
 
 @dataclass(frozen=True, slots=True)
