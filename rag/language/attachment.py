@@ -30,7 +30,8 @@ the noun by another adjective ("Měsíční členství"); a noun it names bare m
 :func:`beneficiaries` finds the other restriction a question's noun may carry, whom it is meant
 for ("kurz plavání pro kojence"), and :func:`beneficiaries_of` a passage's for a noun: the
 answerability stage lets no vector stand in for the question's where the passage means the noun
-for another.
+for another. :func:`attributions` finds the phrase that names whose statement a question asks
+about ("podle bavorského premiéra"), whose words are no focus words.
 
 Adjectives are told by their endings: a hard adjective's (-ý, -á, -é, -ého, ...) with a lemma in
 -ý (or, unknown to the dictionary, one of the endings no noun has), a soft one's (-í, -ího, ...)

@@ -354,7 +354,7 @@ class Need:
     surface: str
     keys: tuple[str, ...]  # lemma and stem keys
     df: int
-    kind: str  # "identifier" | "number" | "name" | "source" (of a statement) | "focus"
+    kind: str  # "identifier" | "number" | "name" | "focus"
     prefixes: tuple[str, ...] = ()
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
