@@ -168,6 +168,27 @@ _FOR = {"cs": "pro"}
 _ANYONE = {"cs": frozenset({"vsechen", "kazdy"})}
 
 
+def _noun_phrase(
+    words: Sequence[Word], start: int, lang: str, barred: frozenset[str] = frozenset()
+) -> list[int]:
+    """The positions of the noun phrase from ``start`` on: its adjectives and the noun after them,
+    at most _RUN words, ended before a word that is no word, a stopword or of a ``barred``
+    lemma. Its last position is its noun's where it reached one (:func:`adjectival` false)."""
+    phrase: list[int] = []
+    for k in range(start, min(start + _RUN, len(words))):
+        word = words[k]
+        if (
+            not word.surface.isalpha()
+            or word.surface.lower() in STOPWORDS[lang]
+            or not barred.isdisjoint(word.lemmas)
+        ):
+            break
+        phrase.append(k)
+        if not adjectival(word, lang):
+            break
+    return phrase
+
+
 def beneficiaries(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
     """The phrases of whom a thing is meant for, as (word, head) positions in ``words``: each
     word of "pro" and its noun phrase (the adjectives before its noun, and the noun) with the
@@ -184,24 +205,17 @@ def beneficiaries(words: Sequence[Word], lang: str) -> list[tuple[int, int]]:
         head = i - 1
         if not nominal(words[head], lang):
             continue
-        phrase = []
-        for k in range(i + 1, min(i + 1 + _RUN, len(words))):
-            word = words[k]
-            # a pronoun or a quantifier ("pro vás", "pro všechny") is no one in particular; a
-            # stopword only by its unaccented form is a word ("pro muže", not "může")
-            if (
-                not word.surface.isalpha()
-                or word.surface.lower() in STOPWORDS[lang]
-                or not _ANYONE[lang].isdisjoint(word.lemmas)
-            ):
-                break
-            phrase.append(k)
-            if not adjectival(word, lang):
-                # the phrase's noun; a verbal noun says what for, not for whom ("kurz pro
-                # vrácení řidičáku", "tablety pro snížení horečky")
-                if not _verbal_noun(word):
-                    out += [(at, head) for at in phrase]
-                break
+        # a pronoun or a quantifier ("pro vás", "pro všechny") is no one in particular; a
+        # stopword only by its unaccented form is a word ("pro muže", not "může")
+        phrase = _noun_phrase(words, i + 1, lang, _ANYONE[lang])
+        # the phrase's noun; a verbal noun says what for, not for whom ("kurz pro vrácení
+        # řidičáku", "tablety pro snížení horečky")
+        if (
+            phrase
+            and not adjectival(words[phrase[-1]], lang)
+            and not _verbal_noun(words[phrase[-1]])
+        ):
+            out += [(at, head) for at in phrase]
     return out
 
 
@@ -219,18 +233,12 @@ def attributions(words: Sequence[Word], lang: str) -> list[int]:
     prep = _ACCORDING_TO.get(lang)
     if prep is None:
         return []
-    out: list[int] = []
-    for i, w in enumerate(words):
-        if w.surface.lower() != prep:
-            continue
-        for k in range(i + 1, min(i + 1 + _RUN, len(words))):
-            word = words[k]
-            if not word.surface.isalpha() or word.surface.lower() in STOPWORDS[lang]:
-                break
-            out.append(k)
-            if not adjectival(word, lang):
-                break  # the phrase's noun
-    return out
+    return [
+        k
+        for i, w in enumerate(words)
+        if w.surface.lower() == prep
+        for k in _noun_phrase(words, i + 1, lang)
+    ]
 
 
 def _verbal_noun(word: Word) -> bool:

@@ -456,12 +456,10 @@ def question_needs(
             if any(c.isdigit() for c in part):
                 values.setdefault(part, []).append(f"l:{value}")
     acronyms = question_acronym_keys([w.surface for w in query.all_words])
-    # the words of a statement's source ("podle bavorského premiéra"): no focus words
-    sourced = (
-        frozenset(attachment.attributions(_attachment_words(query), lang))
-        if lang in attachment.LANGS
-        else frozenset()
-    )
+    # the question's words as rag.language.attachment reads them, and those of a statement's
+    # source ("podle bavorského premiéra"): no focus words
+    read = _attachment_words(query) if lang in attachment.LANGS else []
+    sourced = frozenset(attachment.attributions(read, lang))
     for i, w in enumerate(query.words):
         spelled = acronyms.get(position.get(w.form, -1), ())
         if w.form in asking and not is_name(w.surface, position.get(w.form, i), lang):
@@ -590,7 +588,6 @@ def question_needs(
     phrases: tuple[Phrase, ...] = ()
     beneficiaries: tuple[Phrase, ...] = ()
     if lang in attachment.LANGS:
-        read = _attachment_words(query)
         phrases = _phrases(query, read, form_keys, focus, content)
         beneficiaries = _beneficiaries(query, read, form_keys)
     needs = QuestionNeeds(
