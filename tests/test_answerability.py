@@ -1372,3 +1372,51 @@ def test_a_unit_of_time_is_a_condition_only_outside_what_is_asked(
 ) -> None:
     needs = _needs(question, "cs", focus=4)
     assert [f.surface for f in needs.focus if f.unit] == units
+
+
+def test_a_name_the_corpus_holds_only_in_part_is_another_name() -> None:
+    # "Credit" and "Suisse" are nowhere in the corpus, "Česku" is: adjacent capitalized words
+    # make one name by position, and "Česku" alone met it in a passage on another bank
+    question = "Kolik peněz vrátila banka Credit Suisse Česku?"
+    needs = _needs(question, "cs", absent=("Credit", "Suisse"))
+    assert [n.surface for n in needs.strays] == ["Credit", "Suisse"]
+    assert needs.absent == ()  # not final: the chunk may spell it otherwise
+    text = "Komerční banka vrátila Česku 30 milionů korun."
+    verdict = assess(text, "cs", needs, 2, True)
+    assert verdict.reason == "absent" and not verdict.paraphrase, verdict
+    # every word of the name known: the same passage answers
+    known = _needs(question, "cs")
+    assert known.strays == () and assess(text, "cs", known, 2, True).answers
+
+
+@pytest.mark.parametrize(
+    ("question", "stray", "text"),
+    [
+        # declined as if it ended in a consonant: two edits from the passage's "Huang"
+        (
+            "Co řekl Jensen Hunga o umělé inteligenci?",
+            "Hunga",
+            "Jensen Huang řekl, že umělá inteligence změní každý obor.",
+        ),
+        # a typo's transposed letters
+        (
+            "Kolik zaměstnanců má ArcleorMittal Ostrava?",
+            "ArcleorMittal",
+            "ArcelorMittal Ostrava má 6000 zaměstnanců.",
+        ),
+    ],
+)
+def test_a_name_word_the_passage_spells_otherwise_is_no_other_name(
+    question: str, stray: str, text: str
+) -> None:
+    needs = _needs(question, "cs", absent=(stray,))
+    assert [n.surface for n in needs.strays] == [stray]
+    assert assess(text, "cs", needs, 2, True).reason is None
+
+
+def test_a_first_name_the_corpus_lacks_makes_a_namesake_no_answer() -> None:
+    # the corpus knows a Karlov, not an Anatolij: its Andrej Karlov is another man
+    needs = _needs("Kdy zemřel Anatolij Karlov?", "cs", absent=("Anatolij",))
+    text = "Andrej Karlov zemřel v prosinci 2016 v Ankaře."
+    assert assess(text, "cs", needs, 2, True).reason == "absent"
+    assert _needs("Kdy zemřel Andrej Karlov?", "cs").strays == ()

@@ -403,6 +403,9 @@ class QuestionNeeds:
     # the focus verbs of a Czech question for a person ("vede" of "Kdo vede muzeum skla?"): the
     # relation asked about, which no vector stands in for
     relations: frozenset[str] = frozenset()
+    # a word of a name the corpus lacks, where it has the name's other words ("Credit" of
+    # "Credit Suisse Česku"): another name of the same words, unless spelled otherwise
+    strays: tuple[Need, ...] = ()
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -494,7 +497,7 @@ def question_needs(
             # the name's "k" as "c" ("z Iráku": "iráckého")
             related = name_keys(w.surface, lang) + spelled + name_adjective_keys(w.keys)
             required.append(
-                Need(w.surface, keys, df, "name", prefixes, group, pdf, related=related)
+                Need(w.surface, keys, df, "name", prefixes, group, pdf, w.form, related=related)
             )
             last_at = at
         elif names_the_answer(kind, word_lemmas, w.form, lang, timed, shelled):
@@ -572,14 +575,18 @@ def question_needs(
     # A name is absent when no word of it occurs in the corpus, not even by its first letters
     # (an inflected name the lemmatizer misreads still shares them): the refusal is final.
     groups: dict[int, list[Need]] = {}
+    strays: tuple[Need, ...] = ()
     for r in required:
         if r.kind == "name":
             groups.setdefault(r.group, []).append(r)
     for members in groups.values():
         # an acronym the corpus lacks may stand in it spelled out ("ČR": "Česká republika")
         spelled_out = len(members) == 1 and is_acronym(members[0].surface)
-        if not spelled_out and all(m.df == 0 and m.prefix_df == 0 for m in members):
+        missing = [m for m in members if m.df == 0 and m.prefix_df == 0]
+        if not spelled_out and len(missing) == len(members):
             absent += tuple(m.surface for m in members)
+        elif missing:
+            strays += tuple(m for m in missing if not is_acronym(m.surface))
     asked = frozenset(
         {w.form for w in query.all_words}
         | {k[2:] for w in query.all_words for k in w.keys}
@@ -603,6 +610,7 @@ def question_needs(
         frozenset(f.surface for f in focus if _czech_verb(f))
         if lang == "cs" and kind in PERSON_TYPES
         else frozenset(),
+        strays,
     )
     return replace(needs, plan=_Plan(needs))
 
@@ -1095,6 +1103,29 @@ class _Plan:
         return cover
 
 
+def _spelled_otherwise(form: str, forms: frozenset[str]) -> bool:
+    """Whether a text's word is ``form`` within an edit or two ("Hunga" for "Huang", a typo's
+    transposed letters, a declension the lemmatizer does not know)."""
+    most = 1 if len(form) < 5 else 2
+    # a compound's parts too ("Лос-Анджелес-Клипперс")
+    words = forms | {p for f in forms if "-" in f for p in f.split("-")}
+    return any(abs(len(f) - len(form)) <= most and _edits(form, f, most) <= most for f in words)
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, cut at ``most`` + 1."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        low = row[0]
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+            low = min(low, row[j])
+        if low > most:
+            return most + 1
+    return row[-1]
+
+
 def _persons(s: Sentence, asked: frozenset[str]) -> frozenset[str]:
     """The words of the persons a sentence names, other than the question's own."""
     return frozenset(t for c, tokens in s.classes if c == "person" for t in tokens) - asked
@@ -1249,6 +1280,9 @@ def assess(
         and not ok
         and not (r.kind == "name" and r.group in entitled_names)
     ]
+    if not absent and needs.strays:
+        forms = frozenset().union(*(s.forms for s in (*sents, *heading)))
+        absent = [r.surface for r in needs.strays if not _spelled_otherwise(r.form, forms)]
     if absent:
         reason = "absent"
     elif unmet:
