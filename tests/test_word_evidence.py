@@ -110,3 +110,14 @@ def test_an_optional_word_counts_only_where_held_and_never_against_the_candidate
     diluted = QuestionWords([rare, common], 40, 0.5)
     assert diluted.evidence({"l:vez", "l:vysoky"})[1] == 1.0
     assert diluted.evidence({"l:vez"})[1:] == (1.0, 1.0)
+
+
+def test_the_unmatched_families_are_those_of_the_words_no_key_met() -> None:
+    # "n:" keys (a relational adjective's name) count as families as "f:" keys do
+    relational = Word("brněnské", ("l:brnensky", "n:brne"), 3, True, 1.0)
+    words = QuestionWords([_word("zelený", 3), _word("kolibřík", 3), relational], N, 0.5)
+    ranks = words.ranks({"l:zelený"})
+    assert words.unmatched_families(ranks) == {"f:kol", "n:brne"}
+    assert words.unmatched_families(words.ranks(set())) == {"f:zel", "f:kol", "n:brne"}
+    # the same pattern gives the same set, computed once
+    assert words.unmatched_families(ranks) is words.unmatched_families(ranks)

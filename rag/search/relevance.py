@@ -261,11 +261,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     weighed = QuestionWords(words, n, params.prefix_credit)
     # how each is spelled in a chunk's unaccented text: a family's root in its words' forms, a
     # name's first letters as they are
-    roots = [
-        (k, spelled)
-        for k in related
-        for spelled in (written(k) if k[0] == "f" else (k[len(NAMED_KEY) :],))
-    ]
+    roots = {k: written(k) if k[0] == "f" else (k[len(NAMED_KEY) :],) for k in related}
     # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
     # knowledge base for its own: the passage nearest to it answers when its window holds one.
     bare = (
@@ -305,7 +301,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         ranks = weighed.ranks(matched)
         if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
             plain = unaccent(c.text.lower())
-            kin = {k for k, root in roots if k in wanted and root in plain}
+            kin = {k for k in wanted if any(root in plain for root in roots.get(k, ()))}
             if kin:
                 matched |= kin
                 ranks = weighed.ranks(matched)

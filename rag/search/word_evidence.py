@@ -66,7 +66,18 @@ class Word:
 class QuestionWords:
     """One question's words, indexed by key, with what each pattern of matches earns."""
 
-    __slots__ = ("words", "n", "prefix_credit", "total", "idf_total", "_index", "_memo")
+    __slots__ = (
+        "words",
+        "n",
+        "prefix_credit",
+        "total",
+        "idf_total",
+        "_index",
+        "_memo",
+        "_families",
+        "_unmatched",
+        "_each",
+    )
 
     def __init__(self, words: Sequence[Word], n: int, prefix_credit: float) -> None:
         self.words = tuple(words)
@@ -85,6 +96,17 @@ class QuestionWords:
                 self._index.setdefault(k, []).append((i, rank))
         # a candidate's evidence depends only on each word's best rank: memoised per pattern
         self._memo: dict[tuple[int, ...], tuple[tuple[WordEvidence, ...], float, float]] = {}
+        # each word's family keys, and the unmatched ones of each pattern
+        self._families = tuple(tuple(k for k in w.keys if met_as_family(k)) for w in self.words)
+        self._unmatched: dict[tuple[int, ...], frozenset[str]] = {}
+        # each word's evidence at each rank, made once: a pattern's evidence is a choice of them
+        self._each = tuple(
+            tuple(
+                WordEvidence(w.surface, w.df, w.rare, w.weight, self._credit(rank), _by(rank))
+                for rank in range(_UNMATCHED + 1)
+            )
+            for w in self.words
+        )
 
     def ranks(self, matched: Set[str]) -> tuple[int, ...]:
         """Each word's best kind of key among ``matched`` (``_UNMATCHED``: none)."""
@@ -97,16 +119,18 @@ class QuestionWords:
                     best[i] = rank
         return tuple(best)
 
-    def unmatched_families(self, ranks: tuple[int, ...]) -> set[str]:
+    def unmatched_families(self, ranks: tuple[int, ...]) -> frozenset[str]:
         """The family keys of the words ``ranks`` leaves unmatched: the only family keys that
         could still add to their evidence (a family is the weakest match)."""
-        return {
-            k
-            for w, rank in zip(self.words, ranks, strict=True)
-            if rank == _UNMATCHED
-            for k in w.keys
-            if met_as_family(k)
-        }
+        hit = self._unmatched.get(ranks)
+        if hit is None:
+            hit = self._unmatched[ranks] = frozenset(
+                k
+                for keys, rank in zip(self._families, ranks, strict=True)
+                if rank == _UNMATCHED
+                for k in keys
+            )
+        return hit
 
     def evidence(
         self, matched: Set[str] | None = None, ranks: tuple[int, ...] | None = None
@@ -123,10 +147,7 @@ class QuestionWords:
         return list(evidence), coverage, support
 
     def _weigh(self, ranks: tuple[int, ...]) -> tuple[tuple[WordEvidence, ...], float, float]:
-        evidence = tuple(
-            WordEvidence(w.surface, w.df, w.rare, w.weight, self._credit(rank), _by(rank))
-            for w, rank in zip(self.words, ranks, strict=True)
-        )
+        evidence = tuple(each[rank] for each, rank in zip(self._each, ranks, strict=True))
         covered = sum(e.weight * e.credit for e in evidence if e.rare)
         n, total, idf_total = self.n, self.total, self.idf_total
         for w, e in zip(self.words, evidence, strict=True):
