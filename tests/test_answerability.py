@@ -1420,3 +1420,12 @@ def test_a_first_name_the_corpus_lacks_makes_a_namesake_no_answer() -> None:
     text = "Andrej Karlov zemřel v prosinci 2016 v Ankaře."
     assert assess(text, "cs", needs, 2, True).reason == "absent"
     assert _needs("Kdy zemřel Andrej Karlov?", "cs").strays == ()
+
+
+def test_a_long_name_word_is_compared_as_written_within_bounded_time() -> None:
+    long_word = "Q" + "x" * 999
+    needs = _needs(f"Kdy přijel Jan {long_word}?", "cs", absent=(long_word,))
+    assert [n.surface for n in needs.strays] == [long_word]
+    # one letter off, but a word longer than a name is compared as written
+    near = "Jan Q" + "x" * 30 + "y" + "x" * 968 + " přijel v pondělí."
+    assert assess(near, "cs", needs, 2, True).reason == "absent"

@@ -1103,9 +1103,16 @@ class _Plan:
         return cover
 
 
+_LONGEST_NAME = 30  # letters of a name word compared by edits
+
+
 def _spelled_otherwise(form: str, forms: frozenset[str]) -> bool:
     """Whether a text's word is ``form`` within an edit or two ("Hunga" for "Huang", a typo's
-    transposed letters, a declension the lemmatizer does not know)."""
+    transposed letters, a declension the lemmatizer does not know). A word longer than any
+    name's is compared as it is, so that no question costs more than a few thousand steps a
+    chunk."""
+    if len(form) > _LONGEST_NAME:
+        return form in forms
     most = 1 if len(form) < 5 else 2
     # a compound's parts too ("Лос-Анджелес-Клипперс")
     words = forms | {p for f in forms if "-" in f for p in f.split("-")}
