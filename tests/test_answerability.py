@@ -15,6 +15,7 @@ from rag.language.answer_types import (
     year_spans,
 )
 from rag.language.keys import analyze
+from rag.language.names import spelled_otherwise
 from rag.language.question_keys import query_keys
 from rag.search.answerability import QuestionNeeds, assess, question_needs, sentences
 
@@ -1429,3 +1430,19 @@ def test_a_long_name_word_is_compared_as_written_within_bounded_time() -> None:
     # one letter off, but a word longer than a name is compared as written
     near = "Jan Q" + "x" * 30 + "y" + "x" * 968 + " přijel v pondělí."
     assert assess(near, "cs", needs, 2, True).reason == "absent"
+
+
+@pytest.mark.parametrize(
+    ("form", "forms", "expected"),
+    [
+        ("hunga", {"jensen", "huang"}, True),  # two edits in a word of five letters
+        ("karl", {"karel"}, True),  # one in a shorter word
+        ("karl", {"kerel"}, False),  # two in a word of four letters
+        ("klippers", {"los-andzheles-klippers"}, True),  # a compound's part
+        ("anatolij", {"andreje", "karlova"}, False),
+    ],
+)
+def test_a_name_word_is_met_by_a_text_word_an_edit_or_two_away(
+    form: str, forms: set[str], expected: bool
+) -> None:
+    assert spelled_otherwise(form, frozenset(forms)) is expected

@@ -9,6 +9,10 @@ adjectival names (-ého, -ému, -ým, -ý, -í) and of the soft names that end i
 -em). Two names meet when their stems are equal: a question's "Marchionneho" finds the
 passage's "Marchionne", "Zulawského" finds "Zulawski".
 
+A name word the stems do not join may still be the text's word spelled otherwise
+(:func:`spelled_otherwise`: a typo, a transliteration, a declension by the wrong table), within
+an edit or two.
+
 Only capitalized words are names here, and only in the languages whose tables are below (Czech
 and Slovak, which decline names alike, and Polish, whose case endings overlap them).
 """
@@ -234,3 +238,33 @@ def name_adjective_keys(keys: Iterable[str]) -> tuple[str, ...]:
     """The keys by which a question's name meets a passage's adjective derived from it: the
     name's first letters (its prefix keys, "p:") as :func:`adjective_name_keys` gives them."""
     return prefix_keys_as(RELATIONAL_KEY, keys)
+
+
+_LONGEST_NAME = 30  # letters of a name word compared by edits
+
+
+def spelled_otherwise(form: str, forms: frozenset[str]) -> bool:
+    """Whether one of a text's words (``forms``, unaccented) is the name word ``form`` within
+    an edit or two: "Hunga" for "Huang", a typo's transposed letters, a declension the
+    lemmatizer does not know. A word longer than any name's is compared as it is, so that no
+    question costs more than a few thousand steps a chunk."""
+    if len(form) > _LONGEST_NAME:
+        return form in forms
+    most = 1 if len(form) < 5 else 2
+    # a compound's parts too ("Лос-Анджелес-Клипперс")
+    words = forms | {p for f in forms if "-" in f for p in f.split("-")}
+    return any(abs(len(f) - len(form)) <= most and _edits(form, f, most) <= most for f in words)
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, cut at ``most`` + 1."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        low = row[0]
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+            low = min(low, row[j])
+        if low > most:
+            return most + 1
+    return row[-1]

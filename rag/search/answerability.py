@@ -108,6 +108,7 @@ from rag.language.names import (
     name_keys,
     question_acronym_keys,
     relational_keys,
+    spelled_otherwise,
 )
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
@@ -1103,36 +1104,6 @@ class _Plan:
         return cover
 
 
-_LONGEST_NAME = 30  # letters of a name word compared by edits
-
-
-def _spelled_otherwise(form: str, forms: frozenset[str]) -> bool:
-    """Whether a text's word is ``form`` within an edit or two ("Hunga" for "Huang", a typo's
-    transposed letters, a declension the lemmatizer does not know). A word longer than any
-    name's is compared as it is, so that no question costs more than a few thousand steps a
-    chunk."""
-    if len(form) > _LONGEST_NAME:
-        return form in forms
-    most = 1 if len(form) < 5 else 2
-    # a compound's parts too ("Лос-Анджелес-Клипперс")
-    words = forms | {p for f in forms if "-" in f for p in f.split("-")}
-    return any(abs(len(f) - len(form)) <= most and _edits(form, f, most) <= most for f in words)
-
-
-def _edits(a: str, b: str, most: int) -> int:
-    """Levenshtein distance of ``a`` and ``b``, cut at ``most`` + 1."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        low = row[0]
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-            low = min(low, row[j])
-        if low > most:
-            return most + 1
-    return row[-1]
-
-
 def _persons(s: Sentence, asked: frozenset[str]) -> frozenset[str]:
     """The words of the persons a sentence names, other than the question's own."""
     return frozenset(t for c, tokens in s.classes if c == "person" for t in tokens) - asked
@@ -1289,7 +1260,7 @@ def assess(
     ]
     if not absent and needs.strays:
         forms = frozenset().union(*(s.forms for s in (*sents, *heading)))
-        absent = [r.surface for r in needs.strays if not _spelled_otherwise(r.form, forms)]
+        absent = [r.surface for r in needs.strays if not spelled_otherwise(r.form, forms)]
     if absent:
         reason = "absent"
     elif unmet:
