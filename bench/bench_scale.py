@@ -75,7 +75,7 @@ from rag.language.keys import unaccent
 from rag.language.stopwords import STOPWORDS
 from rag.search.answerability import sentences as sentence_analyses
 from rag.search.prewarm import prewarm as prewarm_buffers
-from rag.search.profiles import fusion_settings
+from rag.search.profiles import fusion_settings, profile_path
 from rag.search.relevance import FilterParams
 from rag.search.retrieve import retrieve
 from rag.settings import Settings, env_name
@@ -85,6 +85,11 @@ DIM = 384
 SENTENCES_PER_CHUNK = 5
 EF_BASELINE = 40
 EPS = 0.01
+# the bare probe: the top 10 of the HNSW index, what every ratio divides by
+PROBE = (
+    f"SELECT chunk_id, embedding::vector({DIM}) <=> %s::vector({DIM}) FROM chunks "
+    f"WHERE embed_model = %s ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
+)
 # the measuring process's settings (why these: main)
 MEASURING = {"embedder": "fake", "embed_dim": DIM, "pool_min": 2, "statement_timeout": 0}
 # The fake embedder has no calibrated profile: its searches take their fusion (RRF's k and
@@ -96,7 +101,11 @@ def measuring_settings(fusion_of: str) -> Settings:
     """The settings searches are measured with: :data:`MEASURING`, and the fusion section of
     ``fusion_of``'s profile ("none": the settings' own)."""
     settings = Settings.from_env(**MEASURING)  # type: ignore[arg-type]
-    return settings if fusion_of == "none" else fusion_settings(settings, fusion_of)
+    if fusion_of == "none":
+        return settings
+    if profile_path(settings, fusion_of) is None:
+        raise SystemExit(f"--fusion-of: no calibration profile of {fusion_of}")
+    return fusion_settings(settings, fusion_of)
 
 
 class SentenceSumEmbedder:
@@ -469,14 +478,15 @@ def changed_settings(base: Settings, spec: str) -> Settings:
     its environment variable would be."""
     known = set(Settings.__dataclass_fields__)
     env: dict[str, str] = {}
+    names = []
     for part in spec.split(","):
         name, _, value = part.partition("=")
         name = name.strip()
         if name not in known or not value.strip():
             raise SystemExit(f"--compare: {part!r} is not NAME=VALUE of a setting")
         env[env_name(name)] = value.strip()
+        names.append(name)
     parsed = Settings.from_env({**os.environ, **env}, **MEASURING)  # type: ignore[arg-type]
-    names = [part.partition("=")[0].strip() for part in spec.split(",")]
     return base.replace(**{name: getattr(parsed, name) for name in names})
 
 
@@ -492,10 +502,6 @@ def compare(
     rounds), each engine's p50 / p95 against the probe's p50 of the same loop; and, from the
     first round, how many questions each engine answers (a source admitted) and for how many
     its first five admitted sources are those of the first engine."""
-    probe = (
-        f"SELECT chunk_id, embedding::vector({DIM}) <=> %s::vector({DIM}) FROM chunks "
-        f"WHERE embed_model = %s ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
-    )
     for e in engines.values():  # warm each once
         for q, v in zip(claims, qvecs, strict=True):
             e.search(oid, q, mode="hybrid", vector=v)
@@ -508,7 +514,7 @@ def compare(
             for q, v in zip(claims, qvecs, strict=True):
                 vt = vec_text(v)
                 t = time.perf_counter()
-                conn.execute(probe, (vt, model, vt)).fetchall()
+                conn.execute(PROBE, (vt, model, vt)).fetchall()
                 probes.append((time.perf_counter() - t) * 1000)
                 for name, e in engines.items():
                     t = time.perf_counter()
@@ -854,10 +860,6 @@ def main() -> None:
         timings["vector exact scan"], exact_vec_lists = run(exact_vec, "vector", n_exact)
 
     model = embedder.model_id
-    probe = (
-        f"SELECT chunk_id, embedding::vector({DIM}) <=> %s::vector({DIM}) FROM chunks "
-        f"WHERE embed_model = %s ORDER BY embedding::vector({DIM}) <=> %s::vector({DIM}) LIMIT 10"
-    )
     wanted = {EF_BASELINE, settings.ef_search, *(int(x) for x in args.efs.split(","))}
     efs = sorted(wanted) if "vector" in modes else []
     bare: dict[str, list[float]] = {f"HNSW top-10 ef_search {ef}": [] for ef in efs}
@@ -887,13 +889,13 @@ def main() -> None:
             if efs and n < n_exact:
                 conn.execute("SET enable_indexscan = off")
                 conn.execute("SET enable_bitmapscan = off")
-                exact = conn.execute(probe, (vt, model, vt)).fetchall()
+                exact = conn.execute(PROBE, (vt, model, vt)).fetchall()
                 conn.execute("RESET enable_indexscan")
                 conn.execute("RESET enable_bitmapscan")
             for ef in efs:
                 conn.execute(f"SET hnsw.ef_search = {int(ef)}")
                 t = time.perf_counter()
-                got = conn.execute(probe, (vt, model, vt)).fetchall()
+                got = conn.execute(PROBE, (vt, model, vt)).fetchall()
                 bare[f"HNSW top-10 ef_search {ef}"].append((time.perf_counter() - t) * 1000)
                 if exact:
                     ids = {r[0] for r in exact}
