@@ -24,6 +24,7 @@ KNOWN_TAGS = frozenset(
     {
         "inflection",
         "no-diacritics",
+        "range",
         "paraphrase",
         "short-record",
         "adversarial",

@@ -114,6 +114,11 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         # an adverb in -ně holds its adjective's root, and an adjective in -šný its noun's "ch"
         ("bezpečný", "bezpečně"),
         ("hlavní", "hlavně"),
+        # a noun in -ně is no adverb, though its genitive plural ends as an adjective would
+        # (kuchyní, snídaní): it meets its own relational adjective
+        ("kuchyně", "kuchyňský"),
+        ("snídaně", "snídaňový"),
+        ("jeskyně", "jeskynní"),
         ("úspěch", "úspěšně"),
         ("strach", "strašný"),
         # a fee named after what it pays for

@@ -1123,6 +1123,11 @@ def names_a_unit_of_time(lemmas: Iterable[str], form: str) -> bool:
     return _among(_TIME_UNITS, lemmas, form)
 
 
+def names_an_hour(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a word names the hour, a unit of time and of the clock alike ("do 18 hodin")."""
+    return _among(_HOURS, lemmas, form)
+
+
 # The nouns by which an employee names their own employer ("Kolik mi firma dává na
 # stravenky?", "Jak mi podnik pomáhá šetřit?", "Co proplácí zaměstnavatel?"), in the singular
 # cases a question puts them in (not "firmy", also the plural of "pro firmy"). Asked of the

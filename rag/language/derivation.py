@@ -227,8 +227,17 @@ def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     root, verbal = _strip(lemma, suffixes)
     ending = lemma[len(root) :]
     if lang == "cs" and ending == "ě" and root.endswith("n"):
-        # an adverb as its adjective: bezpečně of bezpečný, osobně of osobní
-        adjective = next((e for e in ("ý", "í") if _known(root + e, lang)), None)
+        # an adverb as its adjective: bezpečně of bezpečný, osobně of osobní; a noun in -ně is
+        # none, though its genitive plural ends as an adjective (snídaní of snídaně, kuchyní of
+        # kuchyně): such a form is the noun's own, not a word of its family
+        adjective = next(
+            (
+                e
+                for e in ("ý", "í")
+                if _known(root + e, lang) and lemma_candidates(root + e, lang, False)[0] != lemma
+            ),
+            None,
+        )
         if adjective is not None:
             root, ending = root[:-1], "n" + adjective
     if (motion := _motion_root(lemma, lang)) is not None:

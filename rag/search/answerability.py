@@ -112,6 +112,7 @@ from rag.language.names import (
 )
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
+from rag.language.ranges import number_keys, range_keys, unit_keys
 from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
@@ -120,6 +121,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 47: a range or a bound of whole numbers before a unit holds each of its numbers in that unit
+# (v:14@hodina: rag.language.ranges); a noun in -ně is no adverb of an adjective, though its
+# genitive plural ends as one (snídaně / snídaní, kuchyně / kuchyní: derivation._roots); 46: unused
 # 45: an -ost noun of an adjective in -ný / -ní holds the adjective's root (bezpečnost,
 # možnost: derivation);
 # 44: a noun in -oba of an -ovat verb holds the verb's root (žaloba, obhajoba: derivation);
@@ -177,7 +181,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 45
+ANALYSIS_VERSION = 47
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +222,8 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
                 # "10 000" and "10 tisíc" are one number to a reader, and a question types
                 # it "10000"
                 *(f"l:{value}" for _, value in number_values(part, lang)),
+                # "12 až 18 hodin" holds 14 hours (rag.language.ranges)
+                *range_keys(part, lang),
                 *_written_otherwise(part, tokens, lang),
                 *_related_forms(tokens, lang),
             ]
@@ -360,7 +366,9 @@ class Need:
     group: int = -1  # names: the position of the first word of its name ("Jimmy Carter")
     prefix_df: int = 0
     form: str = ""
-    valued: bool = False  # written with a multiplier, digit groups or a word part: value keys too
+    # written with a multiplier, digit groups or a word part (value keys too), or before its unit
+    # (range keys: rag.language.ranges)
+    valued: bool = False
     # a focus word that names the predication (its lemma an infinitive; in German not
     # capitalized, since every German noun is): a passage says it in other verbs as often as not
     verb: bool = False
@@ -485,7 +493,19 @@ def question_needs(
             required.append(Need(w.surface, keys + number_keys, df, "number", valued=True))
         elif is_number(w.surface):
             valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
-            required.append(Need(w.surface, keys + valued, df, "number", valued=bool(valued)))
+            # "na cestě 14 hodin": a window's range in that unit holds it ("12 až 18 hodin");
+            # then only a window can tell that it is absent
+            ranged = _measured(w.surface, query, position.get(w.form, i))
+            required.append(
+                Need(
+                    w.surface,
+                    keys + valued,
+                    df,
+                    "number",
+                    valued=bool(valued or ranged),
+                    related=ranged,
+                )
+            )
         elif is_name(w.surface, at := position.get(w.form, i), lang):
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             pdf = max((key_df.get(k, 0) for k in prefixes), default=0)
@@ -890,6 +910,26 @@ def _heading(text: str, sents: tuple[Sentence, ...], j: int) -> bool:
     return "\n\n" in before and "\n\n" in after
 
 
+def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
+    """The range keys of a question's whole number followed by a content word, its unit ("14
+    hodin": v:14@hodina; rag.language.ranges), or none."""
+    words = query.all_words
+    if not surface.isdigit() or len(surface) > 5 or at + 1 >= len(words):
+        return ()
+    unit, lang = words[at + 1], query.lang
+    if not unit.surface.isalpha() or all(w.form != unit.form for w in query.words):
+        return ()
+    # a unit is a noun: no verb ("im Hallenpokal 50 spielte"), and in German capitalized
+    lemmas = [k[2:] for k in unit.keys if k[0] == "l"]
+    verb = (
+        any(looks_like_verb(lemma, lang) for lemma in lemmas[:1])
+        and not nominal_lemma(unit.surface, lang)
+    ) or finite_verb(unit.surface, lang)
+    if verb or (lang == "de" and not unit.surface[:1].isupper()):
+        return ()
+    return number_keys(int(surface), unit_keys(unit.surface, lang))
+
+
 def _compound_numbers(surface: str) -> tuple[str, ...]:
     compound = numeral_compound(surface) if has_digit(surface) else None
     return compound.numbers if compound is not None else ()
@@ -961,6 +1001,8 @@ def _matched(need: Need, found: frozenset[str]) -> str | None:
         return "prefix"
     if need.kind == "name" and any(k in found for k in need.related):
         return "name"
+    if need.kind == "number" and any(k in found for k in need.related):
+        return "range"
     return None
 
 
