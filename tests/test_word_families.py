@@ -493,13 +493,17 @@ def test_a_word_with_an_agents_ending_and_no_verb_is_no_agent(word: str) -> None
         ("techničák", "technického"),  # the stem's "č" is the adjective's "c"
         ("zimáku", "zimním"),  # zimní stadion
         ("permanentku", "permanentní"),  # permanentní vstupenka
+        ("penzijko", "penzijní"),  # penzijní spoření, a neuter in -ko
+        ("životkem", "životním"),  # životní pojištění
     ],
 )
 def test_a_spoken_univerbation_asks_for_its_adjective(spoken: str, written: str) -> None:
     assert set(families(spoken, "cs")) & set(held_families(written, "cs"))
 
 
-@pytest.mark.parametrize("word", ["matku", "sporák", "známku", "školka", "tramvajku"])
+@pytest.mark.parametrize(
+    "word", ["matku", "sporák", "známku", "školka", "tramvajku", "jablko", "středisko"]
+)
 def test_a_word_the_dictionary_knows_or_without_an_adjective_is_no_univerbation(
     word: str,
 ) -> None:

@@ -509,8 +509,9 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
 
 # Spoken Czech makes one noun of an adjective and its noun (univerbation): "řidičák" of
 # "řidičský průkaz", "služebka" of "služební cesta", "techničák" of "technický průkaz", "zimák"
-# of "zimní stadion": the adjective's stem and -ák or -ka, declined as any such noun (the
-# endings below, longest first). A dictionary of the written language lacks these words.
+# of "zimní stadion", "penzijko" of "penzijní spoření": the adjective's stem and -ák, -ka or
+# -ko, declined as any such noun (the endings below, longest first). A dictionary of the
+# written language lacks these words.
 _UNIVERBAL_ENDINGS = (
     "ákách",
     "ákům",
@@ -523,10 +524,12 @@ _UNIVERBAL_ENDINGS = (
     "kami",
     "kách",
     "kám",
+    "kem",
     "kou",
     "ek",
     "ky",
     "ku",
+    "ko",
     "ce",
     "ka",
 )
