@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag.language.question_keys import query_keys
-from rag.language.ranges import MAX_SPAN, range_keys
+from rag.language.ranges import MAX_KEYS, MAX_SPAN, range_keys
 from rag.search.answerability import QuestionNeeds, assess, question_needs
 
 ALLOWANCE = (
@@ -102,3 +102,9 @@ def test_a_question_for_a_number_in_a_unit_is_answered_by_the_row_whose_range_ho
 def test_a_number_no_range_of_its_unit_holds_is_required_and_missing(question: str) -> None:
     a = assess(ALLOWANCE, "cs", _needs(question), 2, True)
     assert not a.answers and a.reason in ("required", "absent"), a
+
+
+def test_a_text_of_nothing_but_bounds_holds_a_bounded_number_of_keys() -> None:
+    units = ["dní", "týdnů", "měsíců", "let", "minut", "kusů", "lidí", "metrů", "korun", "kilo"]
+    text = ", ".join(f"více než {n} {u}" for n in range(0, 500, 7) for u in units)
+    assert len(range_keys(text, "cs")) == MAX_KEYS

@@ -23,11 +23,15 @@ time, a date or a decimal ("7:00–9:30", "1.–3.", "2,5–3") starts or ends n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from rag.language.answer_types import names_a_unit_of_time, names_an_hour
 from rag.language.keys import analyze_word
 
 MAX_SPAN = 100  # numbers a range may hold, its ends included, less one
+# Keys one text may hold: a sentence of nothing but bounds in many units ("více než 5 dní, 6
+# týdnů, ...") holds no more than a table of fees does, whatever its length.
+MAX_KEYS = 2000
 VALUE_KEY = "v:"  # a number in a unit, as a key: v:14@hodina
 RANGE_MARK = "@"  # between the number and its unit
 
@@ -137,8 +141,21 @@ def number_keys(value: int, unit: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def range_keys(text: str, lang: str) -> tuple[str, ...]:
-    """The keys of every number that a range or a bound of ``text`` holds, with its unit."""
-    out: list[str] = []
+    """The keys of every number that a range or a bound of ``text`` holds, with its unit (at
+    most :data:`MAX_KEYS`, the first ones read)."""
+    out: dict[str, None] = {}
+    for values, unit in _held(text, lang):
+        if not unit:
+            continue  # a function word after the number ("od 6 do 15 let": "6 do")
+        for value in values:
+            out.update(dict.fromkeys(number_keys(value, unit)))
+            if len(out) >= MAX_KEYS:
+                return tuple(out)[:MAX_KEYS]
+    return tuple(out)
+
+
+def _held(text: str, lang: str) -> Iterator[tuple[range, tuple[str, ...]]]:
+    """The numbers each range or bound of ``text`` holds, and its unit's key bodies."""
     spans: list[tuple[int, int]] = []  # the closed ranges: "od 6 do 15 let" holds no "do 15 let"
     for m in _RANGE.finditer(text):
         before = m.group("before")
@@ -152,14 +169,11 @@ def range_keys(text: str, lang: str) -> tuple[str, ...]:
         if not 0 < high - low <= MAX_SPAN:
             continue
         spans.append(m.span())
-        unit = unit_keys(m.group("unit"), lang)
-        for value in range(low, high + 1):
-            out.extend(number_keys(value, unit))
+        yield range(low, high + 1), unit_keys(m.group("unit"), lang)
     for m in _BOUND.finditer(text):
         if any(start <= m.start("n") < end for start, end in spans):
             continue
         n = int(m.group("n"))
-        unit = unit_keys(m.group("unit"), lang)
         strict, below = _BOUNDS[" ".join(m.group("bound").lower().split())]
         if not strict and not _a_span_of_time(m.group("unit"), lang):
             continue
@@ -167,13 +181,9 @@ def range_keys(text: str, lang: str) -> tuple[str, ...]:
             values = range(max(0, n - MAX_SPAN), n + 1 - strict)
         else:
             values = range(n + strict, n + strict + MAX_SPAN)
-        for value in values:
-            out.extend(number_keys(value, unit))
+        yield values, unit_keys(m.group("unit"), lang)
     for m in _TRAILING.finditer(text):
         n = int(m.group("n"))
-        unit = unit_keys(m.group("unit") or m.group("unit2"), lang)
         below = _AFTER[" ".join((m.group("bound") or m.group("bound2")).lower().split())]
         values = range(max(0, n - MAX_SPAN), n + 1) if below else range(n, n + MAX_SPAN)
-        for value in values:
-            out.extend(number_keys(value, unit))
-    return tuple(dict.fromkeys(out))
+        yield values, unit_keys(m.group("unit") or m.group("unit2"), lang)
