@@ -38,16 +38,6 @@ RANGE_MARK = "@"  # between the number and its unit
 # A whole number that is not part of a time, date, decimal or longer number.
 _NUM = r"(?<![\w.,:/])(?P<{}>\d{{1,5}})(?![\w:/]|[.,]\d)"
 _DASH = r"\s*[-‐‑‒–—]\s*"
-_RANGE = re.compile(
-    r"(?:\b(?P<before>od|mezi|von|zwischen|от|с|между)\s+)?"
-    + _NUM.format("low")
-    + r"(?P<join>"
-    + _DASH
-    + r"|\s+(?:až do|až|do|a|bis|und|до|по|и)\s+)"
-    + _NUM.format("high")
-    + r"\s+(?P<unit>[^\W\d_]+)",
-    re.IGNORECASE,
-)
 # Which words may join the two numbers after which word before the first (None: no word).
 _JOINS: dict[str | None, frozenset[str]] = {
     None: frozenset({"až", "bis"}),
@@ -59,6 +49,23 @@ _JOINS: dict[str | None, frozenset[str]] = {
     "с": frozenset({"по"}),
     "между": frozenset({"и"}),
 }
+
+
+def _alternatives(words: set[str]) -> str:
+    """A regex alternation of ``words`` (longest first), their spaces any run of spaces."""
+    return "|".join(
+        r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=lambda w: (-len(w), w))
+    )
+
+
+_RANGE = re.compile(
+    rf"(?:\b(?P<before>{_alternatives({w for w in _JOINS if w})})\s+)?"
+    + _NUM.format("low")
+    + rf"(?P<join>{_DASH}|\s+(?:{_alternatives(set().union(*_JOINS.values()))})\s+)"
+    + _NUM.format("high")
+    + r"\s+(?P<unit>[^\W\d_]+)",
+    re.IGNORECASE,
+)
 
 
 # A bound said in words before a number: "více než 18 hodin" holds 19 hours and more, "mladší 6
@@ -88,9 +95,7 @@ _BOUNDS = {
 }  # a bound's words: (how far past the number the range starts, whether it runs below it)
 _BOUND = re.compile(
     r"(?<!\w)(?P<bound>"
-    + "|".join(
-        r"\s+".join(map(re.escape, b.split())) for b in sorted(_BOUNDS, key=len, reverse=True)
-    )
+    + _alternatives(set(_BOUNDS))
     + r")\s+"
     + _NUM.format("n")
     + r"\s+(?P<unit>[^\W\d_]+)",
@@ -105,9 +110,7 @@ _AFTER = {
     **{b: True for b in ("a méně", "a míň", "a mladší", "und weniger", "und jünger", "и менее",
                          "и меньше", "и младше")},
 }  # fmt: skip
-_AFTER_WORDS = "|".join(
-    r"\s+".join(map(re.escape, b.split())) for b in sorted(_AFTER, key=len, reverse=True)
-)
+_AFTER_WORDS = _alternatives(set(_AFTER))
 _TRAILING = re.compile(
     _NUM.format("n")
     + rf"(?:\s+(?P<bound>{_AFTER_WORDS})\s+(?P<unit>[^\W\d_]+)"

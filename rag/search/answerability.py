@@ -535,10 +535,7 @@ def question_needs(
             # it counts in the chunk's words as every content word does
             pass
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
-            verb = (
-                any(looks_like_verb(lemma, lang) for lemma in word_lemmas[:1])
-                and not nominal_lemma(w.surface, lang)
-            ) or finite_verb(w.surface, lang)
+            verb = _a_verb(w.surface, word_lemmas, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
             need = Need(
@@ -921,13 +918,18 @@ def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
         return ()
     # a unit is a noun: no verb ("im Hallenpokal 50 spielte"), and in German capitalized
     lemmas = [k[2:] for k in unit.keys if k[0] == "l"]
-    verb = (
-        any(looks_like_verb(lemma, lang) for lemma in lemmas[:1])
-        and not nominal_lemma(unit.surface, lang)
-    ) or finite_verb(unit.surface, lang)
-    if verb or (lang == "de" and not unit.surface[:1].isupper()):
+    if _a_verb(unit.surface, lemmas, lang) or (lang == "de" and not unit.surface[:1].isupper()):
         return ()
     return number_keys(int(surface), unit_keys(unit.surface, lang))
+
+
+def _a_verb(surface: str, lemmas: Sequence[str], lang: str) -> bool:
+    """Whether a question word is a verb: its first lemma looks like one and the dictionary does
+    not decline it as a noun, or it is a finite form the dictionary lacks."""
+    return (
+        any(looks_like_verb(lemma, lang) for lemma in lemmas[:1])
+        and not nominal_lemma(surface, lang)
+    ) or finite_verb(surface, lang)
 
 
 def _compound_numbers(surface: str) -> tuple[str, ...]:
