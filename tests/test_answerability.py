@@ -1274,6 +1274,42 @@ def test_a_question_for_a_person_by_position_needs_the_position(text: str, answe
     assert a.answers is answers, a.as_dict()
 
 
+@pytest.mark.parametrize(
+    ("question", "text", "answers"),
+    [
+        # the position named without the one who holds it: another noun for a person is no
+        # answer, nor an acronym
+        (
+            "Kdo je vedoucí kuchyně?",
+            "Dietní stravu domluvte s vedoucí kuchyně; stačí potvrzení od lékaře.",
+            False,
+        ),
+        ("Kdo je vedoucí IT provozu?", "Výjimku schvaluje vedoucí IT provozu přes VPN.", False),
+        ("Kdo je vedoucí kuchyně?", "Vedoucí kuchyně je Jana Malá.", True),
+        ("Kdo je ředitel ČEZ?", "Ředitelem ČEZ je Daniel Beneš.", True),
+        # a spoken position is a position ("šéf": rag.language.register)
+        ("Kdo je šéf kuchyně?", "Kuchyni vede Jana Malá.", True),
+        ("Kdo je šéf kuchyně?", "Dietní stravu domluvte s vedoucí kuchyně.", False),
+    ],
+)
+def test_a_question_for_the_holder_of_a_position_is_answered_by_a_persons_name(
+    question: str, text: str, answers: bool
+) -> None:
+    needs = _needs(question, "cs")
+    assert needs.holder
+    a = assess(text, "cs", needs, 2, True)
+    assert a.answers is answers, a.as_dict()
+    if not answers:
+        assert a.reason == "type", a.as_dict()
+
+
+def test_a_question_for_a_person_by_a_verb_asks_for_no_holder() -> None:
+    # "Kdo provozuje výdejní místa?": a company, an acronym too, does it
+    needs = _needs("Kdo provozuje výdejní místa?", "cs")
+    assert not needs.holder
+    assert assess("Výdejní místa provozuje PPL.", "cs", needs, 2, True).answers
+
+
 COPIER = "Nová kopírka stála 12 000 Kč. Kurz projektového řízení povede Jana Malá."
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 import psycopg
@@ -533,3 +534,28 @@ def test_the_vector_list_is_planned_once_and_never_with_the_exact_scans_plan(
     assert generic[False] >= 1, rows  # the index path: planned once, then reused
     assert len(lists["indexed"]) == 1 and len(lists["exact"]) == 1, lists
     assert lists["indexed"] == lists["exact"], lists
+
+
+def test_a_spoken_word_is_met_by_its_written_word_in_the_database(
+    db: Database, settings: Settings, owner: str
+) -> None:
+    # "šéf" is in no document; the helpdesk page names the head of IT in the written word
+    helpdesk = "Helpdesk volejte na lince 2222. Vedoucí IT je Ing. Petr Havlík."
+    oid = load(db, settings, owner, make_embedder(settings), {"helpdesk.md": helpdesk, **LONG_DOCS})
+    params = replace(WORDS_ONLY, answer_window=2)
+    engine = Engine(db, settings, make_embedder(settings), params=params)
+    result = engine.search(oid, "Kdo je šéf IT?")
+    # the spoken word is as common as its written word is, though full text does not look for it
+    assert result.retrieval.key_df.get("l:vedouci", 0) >= 2
+    hit = next(h for h in result.hits if h.candidate.source_id == "helpdesk.md")
+    words = {w.word: w for w in hit.judgement.words}
+    assert words["šéf"].credit == 1.0, hit.judgement
+    answerability = hit.judgement.answer
+    assert answerability is not None and answerability.answers, answerability
+    assert {"word": "šéf", "matched_by": "spoken"}.items() <= answerability.focus[0].items()
+    assert hit.judgement.passed
+    # a written word with no name beside it does not answer for the one who holds the post
+    refused = engine.search(oid, "Kdo je šéf oddělení vývoje?")
+    assert not any(h.judgement.passed for h in refused.hits), [
+        (h.candidate.source_id, h.judgement) for h in refused.hits
+    ]

@@ -25,6 +25,7 @@ KNOWN_TAGS = frozenset(
         "inflection",
         "no-diacritics",
         "range",
+        "spoken",
         "paraphrase",
         "short-record",
         "adversarial",

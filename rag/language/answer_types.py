@@ -807,7 +807,7 @@ POSITIONS: dict[str, frozenset[str]] = {
     "cs": _table(
         """ředitel ředitelka vedoucí správce správkyně manažer manažerka personalista
         personalistka mistr starosta starostka zakladatel zakladatelka majitel majitelka
-        nadřízený předseda předsedkyně jednatel jednatelka"""
+        nadřízený předseda předsedkyně jednatel jednatelka šéf šéfová"""
     ),
     "sk": _table("riaditeľ riaditeľka vedúci správca predseda starosta majiteľ"),
     "de": _table("direktor direktorin leiter leiterin vorsitzende gründer gründerin inhaber"),

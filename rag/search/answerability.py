@@ -100,6 +100,7 @@ from rag.language.keys import (
 )
 from rag.language.lemmas import dictionary_words, nominal_lemma, unknown_form
 from rag.language.names import (
+    ACRONYM_KEY,
     NAMED_KEY,
     acronym_keys,
     adjective_name_keys,
@@ -113,6 +114,7 @@ from rag.language.names import (
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.language.ranges import number_keys, range_keys, unit_keys
+from rag.language.register import written_keys
 from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
@@ -375,6 +377,9 @@ class Need:
     # keys that also meet it: a focus word's family ("f:žád" of "zažádám": "žádost"), a name's
     # stem ("N:marchionn" of "Marchionneho": "Marchionne")
     related: tuple[str, ...] = ()
+    # the lemma keys of the written words for a spoken one ("šéf": "l:vedouci";
+    # rag.language.register)
+    written: tuple[str, ...] = ()
     # a unit of time the question measures in ("na týden"), not the one it counts ("kolik
     # dní"): no vector stands in for it
     unit: bool = False
@@ -415,6 +420,9 @@ class QuestionNeeds:
     # a word of a name the corpus lacks, where it has the name's other words ("Credit" of
     # "Credit Suisse Česku"): another name of the same words, unless spelled otherwise
     strays: tuple[Need, ...] = ()
+    # it asks for the one who holds a position it names ("Kdo je vedoucí kuchyně?"): a person's
+    # name answers, not another noun for a person ("od lékaře") nor an acronym ("přes VPN")
+    holder: bool = False
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -481,7 +489,9 @@ def question_needs(
         keys = tuple(
             dict.fromkeys([*(k for k in w.keys if k[0] in "ls"), *form_keys.get(w.form, [])])
         )
-        df = max((key_df.get(k, 0) for k in keys), default=0)
+        # a spoken word is as common as its written words are (rag.language.register)
+        said = written_keys(w.surface, lang)
+        df = max((key_df.get(k, 0) for k in keys + said), default=0)
         word_lemmas = lemmas_of(w)
         if is_identifier(w.surface):
             required.append(Need(w.surface, keys, df, "identifier"))
@@ -556,6 +566,7 @@ def question_needs(
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
                 + calendar_kin(word_lemmas, w.form),
+                written=said,
             )
             ranked.append((int(verb), df, i, need))
         else:
@@ -576,6 +587,7 @@ def question_needs(
     # holds, however common the word; a window naming another person of the department does not
     # answer (the first position the question names; "vedoucí" ends as "péci" does, so by the
     # table, never by its word class)
+    holder = False
     if kind in PERSON_TYPES and focus_words:
         post = next(
             (
@@ -587,6 +599,7 @@ def question_needs(
         )
         if post is not None and post not in focus:
             focus += (post,)
+        holder = post is not None
     absent = tuple(
         r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
     )
@@ -609,6 +622,8 @@ def question_needs(
         {w.form for w in query.all_words}
         | {k[2:] for w in query.all_words for k in w.keys}
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
+        # the written words of its spoken ones: "vedoucí" is no answer to "Kdo šéfuje ...?"
+        | {k[2:] for w in query.all_words for k in written_keys(w.surface, lang)}
     )
     phrases: tuple[Phrase, ...] = ()
     beneficiaries: tuple[Phrase, ...] = ()
@@ -629,6 +644,7 @@ def question_needs(
         if lang == "cs" and kind in PERSON_TYPES
         else frozenset(),
         strays,
+        holder,
     )
     return replace(needs, plan=_Plan(needs))
 
@@ -694,7 +710,7 @@ def _phrases(
     def keys_of(w: QueryWord) -> set[str]:
         keys = {*w.keys, *form_keys.get(w.form, []), *families(w.surface, lang)}
         if w.surface in own:
-            keys.update(own[w.surface].related)
+            keys.update(own[w.surface].related + own[w.surface].written)
         return keys
 
     keyed = [(w.form, keys_of(w)) for w in query.words]
@@ -1027,6 +1043,8 @@ def _focus_matched(
             return "derived"
     if by is None and any(k in found for k in need.related):
         return "family"
+    if by is None and any(k in found for k in need.written):
+        return "spoken"
     return by
 
 
@@ -1065,7 +1083,7 @@ class _Plan:
         # focus while ranking windows: lemma, stem, a known word's prefix, a derived beginning
         self.focus = []
         for f in needs.focus:
-            mask = self._mask(f.keys, (f.prefixes if f.df > 0 else ()) + f.related)
+            mask = self._mask(f.keys, (f.prefixes if f.df > 0 else ()) + f.related + f.written)
             if len(f.form) >= _DERIVED:
                 mask |= self._beginning(f.form[:_DERIVED])
             self.focus.append(mask)
@@ -1164,10 +1182,23 @@ def _owned(persons: list[frozenset[str]] | None, masks: list[int], first: int, l
     return persons[last] <= frozenset().union(*persons[first:last])
 
 
-def _answers_type(s: Sentence, kind: AnswerType, asked: frozenset[str]) -> bool:
+def _answers_type(s: Sentence, kind: AnswerType, needs: QuestionNeeds) -> bool:
     """Whether the sentence holds a token of a class that answers ``kind``, not the question's own."""
+    if needs.holder:
+        return bool(_holders(s, needs.asked))
     accepts = accepted_classes(kind)
-    return any(t not in asked for c, tokens in s.classes if c in accepts for t in tokens)
+    return any(t not in needs.asked for c, tokens in s.classes if c in accepts for t in tokens)
+
+
+def _holders(s: Sentence, asked: frozenset[str]) -> tuple[str, ...]:
+    """The names of a sentence that may be a person's: no acronym, none of the question's."""
+    return tuple(
+        t
+        for c, tokens in s.classes
+        if c == "name"
+        for t in tokens
+        if t not in asked and ACRONYM_KEY + t not in s.keys
+    )
 
 
 def assess(
@@ -1204,11 +1235,7 @@ def assess(
     for m in masks:
         context |= m
     kind = needs.answer_type
-    typed = (
-        [True] * len(sents)
-        if kind is None
-        else [_answers_type(s, kind, needs.asked) for s in sents]
-    )
+    typed = [True] * len(sents) if kind is None else [_answers_type(s, kind, needs) for s in sents]
     # whose contact: the persons each sentence names, other than the question's own
     others = [_persons(s, needs.asked) for s in sents] if kind in CONTACT_TYPES else None
     # a heading opens a window, never closes one: it names the section after it, not the one
@@ -1247,9 +1274,10 @@ def assess(
     if kind is not None:
         classes: dict[str, tuple[str, ...]] = {}
         for s in sents[i : j + 1]:
-            for c, tokens in s.classes:
+            held_classes = (("person", _holders(s, needs.asked)),) if needs.holder else s.classes
+            for c, tokens in held_classes:
                 classes[c] = classes.get(c, ()) + tokens
-        type_token = answer_token(kind, classes, needs.asked)
+        type_token = answer_token("person" if needs.holder else kind, classes, needs.asked)
     found = frozenset().union(*(s.keys for s in sents[i : j + 1]))
     # a modifier the window holds only outside its noun's phrase is not held ("roční" of
     # "roční členství" over "Měsíční členství ... jednou ročně")

@@ -83,6 +83,7 @@ from rag.language.derivation import (
 from rag.language.keys import unaccent
 from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
+from rag.language.register import written_keys
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import (
@@ -231,10 +232,15 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     # the calendar times that answer for the question's (answer_types.calendar_kin): full text
     # did not look for them, so a window holding one counts it as it counts a family it holds
     calendar: set[str] = set()
+    # the written words' lemmas of its spoken words ("šéf": "vedoucí", rag.language.register):
+    # a window holding one holds the word; full text did not look for them either
+    spoken: set[str] = set()
     content, named = content_words(retrieval)
     for w in (*content, *named):
         keys = [*w.keys, *retrieval.form_keys.get(w.form, [])]
-        df = word_df(keys, retrieval.key_df)
+        # a spoken word is as common as its written words are (rag.language.register)
+        said = written_keys(w.surface, lang)
+        df = word_df(keys + list(said), retrieval.key_df)
         weight = idf(df, n) if params.coverage_mode == "idf" else 1.0
         # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word;
         # in a question for a place, the place of its action too ("zaparkovat": parkoviště),
@@ -247,6 +253,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         calendar.update(kin)
         if needs is not None:
             keys += asked_families(w.surface, needs.answer_type, lang)
+        keys += said
+        spoken.update(said)
         # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
         # key holds: evidence where a candidate has the word, no lack where it has not
         optional = w in named or names_a_part_of_day([k[2:] for k in keys if k[0] == "l"], w.form)
@@ -254,7 +262,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     counted = [w for w in words if not w.optional]
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
     related = frozenset(k for w in words for k in w.keys if met_as_family(k))
-    windowed_keys = related.union(calendar)
+    windowed_keys = related.union(calendar, spoken)
+    # how a chunk's unaccented text spells a written word's forms: its lemma less the ending's
+    # last letter ("jizdenk" of "jízdenky"); a bound, the window's keys decide
+    spellings = {k: k[2:-1] if len(k) > 6 else k[2:] for k in spoken}
     # a verb a window's participle names ("Vedoucí kroužku je ..." holds the "vede" of "Kdo vede
     # kroužek?"): the answerability stage counts it, full text does not index it
     verbs = frozenset(k for w in words for k in w.keys if k[0] == "l" and is_infinitive(k[2:]))
@@ -304,6 +315,11 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             kin = {k for k in wanted if any(root in plain for root in roots.get(k, ()))}
             if kin:
                 matched |= kin
+                ranks = weighed.ranks(matched)
+        if spellings and (said := [k for k in spellings if k not in matched]):
+            plain = unaccent(c.text.lower())
+            if found := {k for k in said if spellings[k] in plain}:
+                matched |= found
                 ranks = weighed.ranks(matched)
         evidence, coverage, support = weighed.evidence(ranks=ranks)
         # a calendar time the question asks for counts as held without reading the chunk (a
@@ -597,8 +613,9 @@ def _window_matched(
     c: Candidate, answer: Answerability, related: frozenset[str], verbs: frozenset[str]
 ) -> frozenset[str]:
     """The question's keys a candidate's window holds: the keys full text matched in the chunk
-    that the window has, the question's family keys (``related``) the window has, and the
-    question's lemma keys (``verbs``) a participle of the window names."""
+    that the window has, the question's family keys and its spoken words' written ones
+    (``related``) the window has, and the question's lemma keys (``verbs``) a participle of the
+    window names."""
     held = related.union(c.matched_keys)
     if answer.window is not None and verbs - held:
         start, end = answer.window

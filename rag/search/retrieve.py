@@ -44,6 +44,7 @@ from rag.language.keys import (
     spelling_from_accent_key,
 )
 from rag.language.question_keys import QueryKeys, query_keys
+from rag.language.register import spoken_keys
 from rag.search.answerability import ANALYSIS_VERSION, Sentence, stored_sentences
 from rag.search.filters import SearchFilter
 from rag.search.pull import PullProbe
@@ -298,9 +299,16 @@ def retrieve(
             qk = query_keys(searched, qk.lang, corpus_langs)
         form_keys = _form_map(conn, owner_id, qk)
         keys, weights = _weighted_keys(qk, form_keys, settings)
+        # the written words of its spoken ones (rag.language.register): how common they are is
+        # how common the spoken word is in what the documents say; full text does not look for them
+        searched_for = set(keys)
+        said = [
+            k for k in spoken_keys([w.surface for w in qk.words], qk.lang) if k not in searched_for
+        ]
+        looked_up = keys + said
         dfs = (
-            dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": keys}).fetchall())
-            if keys
+            dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": looked_up}).fetchall())
+            if looked_up
             else {}
         )
         use_fts = mode != "vector" and any(dfs.get(k, 0) for k in keys)
@@ -353,7 +361,7 @@ def retrieve(
         )
         for r in rows
     ]
-    key_df = {k: int(dfs.get(k, 0)) for k in keys}
+    key_df = {k: int(dfs.get(k, 0)) for k in (*keys, *said)}
     probe = None
     if use_vec and qvec is not None and embedder is not None:
         timeout = settings.embed_timeout

@@ -22,7 +22,19 @@ const REFUSED = {
   focus: "v úryvku chybí slova, na která se otázka ptá",
   type: "v úryvku není, na co se otázka ptá (číslo, datum, osoba …)",
 };
-const MATCHED_BY = { lemma: "základní tvar", stem: "kmen", prefix: "začátek slova" };
+const MATCHED_BY = {
+  lemma: "základní tvar",
+  stem: "kmen",
+  prefix: "začátek slova",
+  derived: "odvozené slovo",
+  family: "slovo téhož základu",
+  spoken: "spisovné slovo",
+  name: "tvar jména",
+  range: "rozsah čísel",
+  title: "název dokumentu",
+  context: "jinde v úseku",
+  time: "čas",
+};
 const DEGRADED = {
   vector: "Hledání podle významu nebylo k dispozici, odpověď stojí jen na shodě slov.",
   fts: "Hledání podle slov selhalo, odpověď stojí jen na významu.",
