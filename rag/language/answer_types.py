@@ -823,6 +823,21 @@ def is_position(lemmas: Iterable[str], form: str, lang: str) -> bool:
     return _among(POSITIONS.get(lang, frozenset()), lemmas, form)
 
 
+# The verbs of heading something: who does it holds the position of its head ("Kdo vede
+# účtárnu?" asks who the head of accounts is), as a position noun's question asks.
+LEADING: dict[str, frozenset[str]] = {
+    "cs": _table("vést řídit šéfovat velet předsedat"),
+    "de": _table("leiten führen"),
+    "ru": _table("руководить возглавлять"),
+    "en": _table("lead head chair"),
+}
+
+
+def is_leading(lemmas: Iterable[str], form: str, lang: str) -> bool:
+    """Whether a question word is a verb of heading something (its lemma or form is one)."""
+    return _among(LEADING.get(lang, frozenset()), lemmas, form)
+
+
 # Lemmas that name a place without a proper name.
 PLACE_CUES: dict[str, frozenset[str]] = {
     "cs": _table(

@@ -64,6 +64,7 @@ from rag.language.answer_types import (
     interrogative_forms,
     is_frame,
     is_identifier,
+    is_leading,
     is_name,
     is_number,
     is_position,
@@ -599,7 +600,12 @@ def question_needs(
         )
         if post is not None and post not in focus:
             focus += (post,)
-        holder = post is not None
+        # "Kdo vede účtárnu?", "Kdo šéfuje IT provozu?" (its written verbs: vést, řídit)
+        heads = any(
+            is_leading([k[2:] for k in r[3].keys + r[3].written if k[0] == "l"], r[3].form, lang)
+            for r in ranked
+        )
+        holder = post is not None or heads
     absent = tuple(
         r.surface for r in required if r.kind != "name" and r.df == 0 and not _groupable(r)
     )
