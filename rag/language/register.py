@@ -81,7 +81,7 @@ _SPOKEN = {
     """,
 }
 _MIN_STEM = 5  # a shorter stem is another word's too ("máma": mít)
-RELATED_KEY = "l:"
+_LEMMA_KEY = "l:"  # the key of a lemma, as a sentence holds it
 
 
 def _rows(lang: str) -> list[tuple[frozenset[str], frozenset[str], tuple[str, ...]]]:
@@ -134,7 +134,7 @@ def written_keys(surface: str, lang: str) -> tuple[str, ...]:
     for word in written_words(surface, lang):
         token = analyze_word(word, lang)
         if token is not None:
-            out.update(dict.fromkeys(RELATED_KEY + lemma for lemma in token.lemmas))
+            out.update(dict.fromkeys(_LEMMA_KEY + lemma for lemma in token.lemmas))
         if (verb := participle_verb(word, lang)) is not None:
             out[verb] = None
     return tuple(out)
