@@ -263,16 +263,15 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
     related = frozenset(k for w in words for k in w.keys if met_as_family(k))
     windowed_keys = related.union(calendar, spoken)
-    # how a chunk's unaccented text spells a written word's forms: its lemma less the ending's
-    # last letter ("jizdenk" of "jízdenky"); a bound, the window's keys decide
-    spellings = {k: k[2:-1] if len(k) > 6 else k[2:] for k in spoken}
     # a verb a window's participle names ("Vedoucí kroužku je ..." holds the "vede" of "Kdo vede
     # kroužek?"): the answerability stage counts it, full text does not index it
     verbs = frozenset(k for w in words for k in w.keys if k[0] == "l" and is_infinitive(k[2:]))
     weighed = QuestionWords(words, n, params.prefix_credit)
     # how each is spelled in a chunk's unaccented text: a family's root in its words' forms, a
-    # name's first letters as they are
+    # name's first letters as they are, a written word's lemma less the ending's last letter
+    # ("jizdenk" of "jízdenky"); a bound, the window's keys decide
     roots = {k: written(k) if k[0] == "f" else (k[len(NAMED_KEY) :],) for k in related}
+    roots.update((k, (k[2:-1] if len(k) > 6 else k[2:],)) for k in spoken)
     # A question of nothing but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the
     # knowledge base for its own: the passage nearest to it answers when its window holds one.
     bare = (
@@ -310,16 +309,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         if verbs - matched:
             matched |= verbs & verbs_of_participles(c.text, c.lang)
         ranks = weighed.ranks(matched)
-        if roots and needs is not None and (wanted := weighed.unmatched_families(ranks)):
+        wanted = spoken.difference(matched)
+        if roots and needs is not None:
+            wanted |= weighed.unmatched_families(ranks)
+        if wanted:
             plain = unaccent(c.text.lower())
             kin = {k for k in wanted if any(root in plain for root in roots.get(k, ()))}
             if kin:
                 matched |= kin
-                ranks = weighed.ranks(matched)
-        if spellings and (said := [k for k in spellings if k not in matched]):
-            plain = unaccent(c.text.lower())
-            if found := {k for k in said if spellings[k] in plain}:
-                matched |= found
                 ranks = weighed.ranks(matched)
         evidence, coverage, support = weighed.evidence(ranks=ranks)
         # a calendar time the question asks for counts as held without reading the chunk (a
