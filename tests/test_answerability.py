@@ -12,6 +12,7 @@ from rag.language.answer_types import (
     number_values,
     numeral_compound,
     sentence_classes,
+    sum_numbers,
     year_spans,
 )
 from rag.language.keys import analyze
@@ -823,6 +824,99 @@ def test_a_count_question_is_answered_by_the_accusative_of_one() -> None:
 
 
 @pytest.mark.parametrize(
+    ("passage", "answers", "token"),
+    [
+        # the only numbers are sums: they count crowns, not the members of the board
+        (
+            "Zastupitelé schválili prodej pozemku za 850 korun za metr a poplatek 900 Kč.",
+            False,
+            None,
+        ),
+        ("Zastupitelé schválili prodej pozemku za 1,5 mil. Kč.", False, None),
+        ("Zastupitelé schválili prodej pozemku za € 20 000.", False, None),
+        # a number beside the sum still counts them
+        ("Pro prodej pozemku za 850 korun hlasovalo 9 zastupitelů.", True, "9"),
+        ("Pro prodej pozemku hlasovalo devět zastupitelů.", True, "devet"),
+    ],
+)
+def test_a_sum_of_money_does_not_count_a_thing(
+    passage: str, answers: bool, token: str | None
+) -> None:
+    needs = _needs("Kolik zastupitelů hlasovalo pro prodej pozemku?", "cs")
+    assert needs.answer_type == "number" and needs.tally
+    a = assess(passage, "cs", needs, 2, True)
+    assert a.answers is answers and a.type_token == token, a.as_dict()
+    if not answers:
+        assert a.reason == "type", a.as_dict()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Kolik stojí prodej pozemku?",  # a price: the sum is the answer
+        "Kolik korun stál pozemek?",  # it counts crowns
+        "Kolik je poplatek za pozemek?",  # a charge asks for a sum
+    ],
+)
+def test_a_question_for_a_sum_is_answered_by_one(question: str) -> None:
+    needs = _needs(question, "cs")
+    assert not needs.tally
+    a = assess(
+        "Obec prodala pozemek za 850 korun, poplatek za pozemek je 900 Kč.", "cs", needs, 2, True
+    )
+    assert a.answers and a.type_token in ("850", "900"), a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "answers"),
+    [
+        # the price follows in a sentence that prices another thing, named there first
+        (
+            "Kolik stojí očkování proti vzteklině?",
+            "Očkování proti vzteklině je pro psy povinné. Čipování stojí 450 Kč.",
+            False,
+        ),
+        # the thing priced was named before: the subject spoken of
+        (
+            "Kolik stojí jóga?",
+            "Skupinové lekce, jako je jóga, se rezervují v aplikaci. Lekce stojí 120 Kč.",
+            True,
+        ),
+        # no subject of its own
+        (
+            "Kolik stojí očkování proti vzteklině?",
+            "Očkování proti vzteklině provádíme denně. Stojí 600 Kč.",
+            True,
+        ),
+        # the sentence names the thing asked about
+        (
+            "Kolik stojí očkování proti vzteklině?",
+            "Na vzteklinu očkujeme denně. Očkování stojí 600 Kč.",
+            True,
+        ),
+    ],
+)
+def test_a_price_of_another_thing_does_not_answer(
+    question: str, passage: str, answers: bool
+) -> None:
+    a = assess(passage, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()
+    if not answers:
+        assert a.reason == "type", a.as_dict()
+
+
+def test_sum_numbers_reads_currencies_signs_and_multipliers() -> None:
+    assert sum_numbers("Sál pro 80 lidí stojí 2 000 Kč, záloha 1,5 tisíce korun.") == {
+        "2",
+        "000",
+        "1.5",
+        "tisice",
+    }
+    assert sum_numbers("Vstup € 20, dítě $5.") == {"20", "5"}
+    assert sum_numbers("Hlasovalo 9 zastupitelů z 12.") == frozenset()
+
+
+@pytest.mark.parametrize(
     ("sentence", "lang"),
     [
         ("Rekord padl šestkrát po sobě.", "cs"),
@@ -1316,15 +1410,19 @@ def test_a_question_for_a_person_by_a_verb_asks_for_no_holder() -> None:
 
 
 COPIER = "Nová kopírka stála 12 000 Kč. Kurz projektového řízení povede Jana Malá."
+FEE = "Cena je 12 000 Kč. Kurz projektového řízení povede Jana Malá."
 
 
 @pytest.mark.parametrize(
     ("text", "title", "answers"),
     [
-        # the sum of the sentence before the one naming the course is the copier's
+        # the sum of the sentence before the one naming the course is not the course's
         (COPIER, None, False),
+        (FEE, None, False),
         # a title naming the course makes the whole text the course's
-        (COPIER, "Kurz projektového řízení", True),
+        (FEE, "Kurz projektového řízení", True),
+        # but not the price of a thing a sentence names as what it prices
+        (COPIER, "Kurz projektového řízení", False),
         # the sum after the course is named is the course's
         ("Kurz projektového řízení povede Jana Malá. Stojí 12 000 Kč.", None, True),
     ],

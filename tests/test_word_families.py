@@ -463,6 +463,9 @@ def test_a_question_for_a_place_meets_the_place_of_its_action(verb: str, place: 
         ("kontroluje", "kontrolora"),
         ("trénuje", "trenér"),
         ("kupuje", "kupující"),
+        # a short form of a longer verb asks by its verb: velí of velet, řídí of řídit
+        ("velí", "velitelem"),
+        ("řídí", "řidič"),
     ],
 )
 def test_a_question_for_a_person_meets_the_one_who_acts(word: str, agent: str) -> None:
@@ -470,6 +473,14 @@ def test_a_question_for_a_person_meets_the_one_who_acts(word: str, agent: str) -
     # the agent is another thing than the action: no question but one for a person asks for it
     assert not set(families(word, "cs")) & set(held_families(agent, "cs"))
     assert not set(place_families(word, "cs")) & set(held_families(agent, "cs"))
+
+
+@pytest.mark.parametrize("word", ["hoří", "volá", "krmí"])
+def test_a_short_form_asks_for_no_family_but_its_agents_and_places(word: str) -> None:
+    # a root of three letters is too short to stand for a family on its own ("hoř" of hořet
+    # and of horní, "vol" of volat and of volný): only the agent and the place ask by it
+    assert families(word, "cs") == ()
+    assert agent_families(word, "cs") and place_families(word, "cs")
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from rag.language.keys import stopword_forms, unaccent
+from rag.language.keys import stopword_forms, tokenize, unaccent
 from rag.language.lemmas import dictionary_words, lemma_candidates, snowball_stem, typed_lower_name
 from rag.language.question_classes import (
     asks_for_something,
@@ -731,6 +731,34 @@ _CURRENCY = re.compile(
     r"|\bzł|\bzłot|\bруб|\bевро|\bдоллар|\bfranc|\bpound|\bcrown)"
 )
 _DIGIT = re.compile(r"\d")
+# the words that multiply a sum's number ("1,5 mil. Kč", "3 tisíce korun")
+_SUM_MULTIPLIERS = _table(
+    """tis tisíc tisíce tisících mil milion miliony milionů mld miliarda miliardy miliard
+    tausend mio mrd тыс млн млрд thousand million billion"""
+)
+_NUMBER_TOKEN = re.compile(r"\d[\d.]*")
+_SIGNED_SUM = re.compile(r"[€$£]\s?(\d[\d\s.,]*)")
+
+
+def sum_numbers(text: str) -> frozenset[str]:
+    """The number tokens of a text (unaccented forms, as :func:`sentence_classes` gives them)
+    written as sums of money: the numbers and multipliers just before a currency ("za 850
+    korun", "2 000 Kč", "1,5 mil. Kč") and after its sign ("€ 20")."""
+    tokens = tokenize(text)
+    forms = [unaccent(t.lower()).replace(",", ".") for t in tokens]
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        if not _CURRENCY.match(token):
+            continue
+        j = i - 1
+        while j >= 0 and (_NUMBER_TOKEN.fullmatch(forms[j]) or forms[j] in _SUM_MULTIPLIERS):
+            out.add(forms[j])
+            j -= 1
+    for m in _SIGNED_SUM.finditer(text):
+        out.update(f.replace(",", ".").strip(".") for f in m.group(1).split() if f.strip(".,"))
+    return frozenset(out)
+
+
 _YEAR = re.compile(r"(?<![\d,.])(?:1[0-9]{3}|20[0-9]{2})(?![\d,])")
 _DAY_MONTH = re.compile(r"\b\d{1,2}\.\s?(?:\d{1,2}\.|[^\W\d_]{3,})")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")

@@ -492,6 +492,16 @@ def _own_word(word: str, lang: str) -> bool:
     return _known(word, lang) and lemma_candidates(word, lang, False)[0] == word
 
 
+def _asked_word(surface: str, lang: str) -> str:
+    """The word a question's word asks for families by: itself, or where it is a short form of
+    a longer lemma, the lemma ("velí" of velet, "řeší" of řešit; a passage's word of the family
+    is as long as the lemma is)."""
+    if len(surface) >= _MIN_WORD or not surface.isalpha():
+        return surface
+    lemma = (lemma_candidates(surface, lang, False) or [surface])[0]
+    return lemma if len(lemma) >= _MIN_WORD and lemma.isalpha() else surface
+
+
 def families(surface: str, lang: str) -> tuple[str, ...]:
     """The family keys a question's word asks for (``f:<root>``): none for a short word or a
     language without a table. A prefixed verb asks for its root with the prefix and for the
@@ -582,7 +592,7 @@ def place_families(surface: str, lang: str) -> tuple[str, ...]:
     """The keys of the place where a question word's action happens (zaparkovat: parkoviště,
     shromáždit se: shromaždiště), which a question for a place asks for ("Kde se dá
     zaparkovat?"): the root with the place mark, and its root without an aspectual prefix."""
-    root, bare = _roots(surface, lang)
+    root, bare = _roots(_asked_word(surface, lang), lang)
     if not root or lang != "cs":
         return ()
     return tuple(FAMILY_KEY + _PLACE + r for r in dict.fromkeys((root, bare or root)))
@@ -593,7 +603,7 @@ def agent_families(surface: str, lang: str) -> tuple[str, ...]:
     provozovatel, hlídat: hlídač, prodej: prodejce), which a question for a person asks for
     ("Kdo mluví za železárny?" over "... řekl mluvčí železáren Jan Novák"): the root with the
     agent mark, and its root without an aspectual prefix."""
-    root, bare = _roots(surface, lang)
+    root, bare = _roots(_asked_word(surface, lang), lang)
     if not root or lang != "cs":
         return ()
     return tuple(FAMILY_KEY + _AGENT + r for r in dict.fromkeys((root, bare or root)))

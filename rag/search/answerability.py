@@ -77,6 +77,7 @@ from rag.language.answer_types import (
     number_values,
     numeral_compound,
     sentence_classes,
+    sum_numbers,
     word_number,
     year_spans,
 )
@@ -98,6 +99,7 @@ from rag.language.keys import (
     search_keys,
     stopword_forms,
     tokenize,
+    unaccent,
 )
 from rag.language.lemmas import dictionary_words, nominal_lemma, unknown_form
 from rag.language.names import (
@@ -424,6 +426,9 @@ class QuestionNeeds:
     # it asks for the one who holds a position it names ("Kdo je vedoucí kuchyně?"): a person's
     # name answers, not another noun for a person ("od lékaře") nor an acronym ("přes VPN")
     holder: bool = False
+    # it counts a thing it names ("Kolik zastupitelů hlasovalo?"): a number written as a sum of
+    # money ("za 850 korun") counts crowns, not the thing, and does not answer
+    tally: bool = False
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -579,11 +584,14 @@ def question_needs(
     # "kolik telefonů": the thing counted is the question's focus however common it is; a window
     # that counts notebooks does not answer (no verb counts anything: "kolik vydělává")
     counted = counted_word([w.form for w in query.all_words], lang) if focus_words else None
+    tally = False
     if counted is not None:
         form = query.all_words[counted].form
         extra = [r[3] for r in ranked if r[3].form == form and not r[0]]
         if extra and extra[0] not in focus:
             focus += (extra[0],)
+        # it counts a thing ("Kolik zastupitelů hlasovalo?"): a sum of money counts crowns
+        tally = kind == "number" and bool(extra)
     # "Jak se jmenuje vedoucí zákaznické podpory?": the position is what the person asked for
     # holds, however common the word; a window naming another person of the department does not
     # answer (the first position the question names; "vedoucí" ends as "péci" does, so by the
@@ -651,6 +659,7 @@ def question_needs(
         else frozenset(),
         strays,
         holder,
+        tally,
     )
     return replace(needs, plan=_Plan(needs))
 
@@ -1188,12 +1197,62 @@ def _owned(persons: list[frozenset[str]] | None, masks: list[int], first: int, l
     return persons[last] <= frozenset().union(*persons[first:last])
 
 
-def _answers_type(s: Sentence, kind: AnswerType, needs: QuestionNeeds) -> bool:
+_PRICE_VERBS = frozenset({"stoji", "stal", "stala", "stalo", "staly", "stat", "cini"})
+
+
+def _prices_another(
+    text: str, sents: tuple[Sentence, ...], j: int, lang: str, asked: frozenset[str]
+) -> bool:
+    """Whether Czech sentence ``j`` says what another thing costs: it names none of the
+    question's words (``asked``: its forms, lemmas and stems; the verb of pricing aside), has
+    content words before its verb of pricing ("Čipování stojí 450 Kč"), and no sentence before
+    it names them: a word named before is the subject spoken of ("Skupinové lekce, jako je
+    spinning ... Lekce stojí 120 Kč")."""
+    if lang not in ("cs", "sk"):
+        return False
+    stop = stopword_forms(lang)
+    subject: set[str] = set()
+    priced = False
+    for w in tokenize(text[sents[j].start : sents[j].end]):
+        f = unaccent(w.lower())
+        if f in _PRICE_VERBS:
+            priced = priced or bool(subject)
+            continue
+        if not f.isalpha() or f in stop or (r := _reading(w, lang)) is None:
+            continue
+        keys = {k for k in r[1] if k[0] in "ls"}
+        if f in asked or not asked.isdisjoint(k[2:] for k in keys):
+            return False  # it speaks of what the question asks about
+        if not priced:
+            subject.update(keys)
+    return priced and not any(subject & before.keys for before in sents[:j])
+
+
+def _answers_type(s: Sentence, kind: AnswerType, needs: QuestionNeeds, text: str) -> bool:
     """Whether the sentence holds a token of a class that answers ``kind``, not the question's own."""
     if needs.holder:
         return bool(_holders(s, needs.asked))
     accepts = accepted_classes(kind)
-    return any(t not in needs.asked for c, tokens in s.classes if c in accepts for t in tokens)
+    return any(
+        t not in needs.asked
+        for c, tokens in _typed_classes(s, needs, text)
+        if c in accepts
+        for t in tokens
+    )
+
+
+def _typed_classes(
+    s: Sentence, needs: QuestionNeeds, text: str
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The sentence's token classes as answers to the question: for a count of a thing, its
+    numbers less those written as sums of money (:func:`sum_numbers`)."""
+    if not needs.tally or not any(c == "amount" for c, _ in s.classes):
+        return s.classes
+    sums = sum_numbers(text[s.start : s.end])
+    return tuple(
+        (c, tuple(t for t in tokens if t not in sums) if c == "number" else tokens)
+        for c, tokens in s.classes
+    )
 
 
 def _holders(s: Sentence, asked: frozenset[str]) -> tuple[str, ...]:
@@ -1241,9 +1300,20 @@ def assess(
     for m in masks:
         context |= m
     kind = needs.answer_type
-    typed = [True] * len(sents) if kind is None else [_answers_type(s, kind, needs) for s in sents]
+    typed = (
+        [True] * len(sents)
+        if kind is None
+        else [_answers_type(s, kind, needs, text) for s in sents]
+    )
     # whose contact: the persons each sentence names, other than the question's own
     others = [_persons(s, needs.asked) for s in sents] if kind in CONTACT_TYPES else None
+    # whose price: a sentence of none of the question's words that prices a thing it names
+    # ("Čipování stojí 450 Kč" after the sentence on the vaccination asked about)
+    foreign = (
+        [_prices_another(text, sents, j, lang, needs.asked) for j in range(len(sents))]
+        if kind == "amount"
+        else None
+    )
     # a heading opens a window, never closes one: it names the section after it, not the one
     # that ends above it ("Výdejní sklad v Třebíči ..." above "## Zákaznická podpora")
     headings = [_heading(text, sents, j) for j in range(len(sents))]
@@ -1264,7 +1334,7 @@ def assess(
             if j > i and headings[j]:
                 break
             held |= masks[j]
-            if typed[j] and _owned(others, masks, i, j):
+            if typed[j] and _owned(others, masks, i, j) and not (foreign and foreign[j]):
                 if not held and not subject_titled:
                     leading = True
                 else:
@@ -1280,7 +1350,11 @@ def assess(
     if kind is not None:
         classes: dict[str, tuple[str, ...]] = {}
         for s in sents[i : j + 1]:
-            held_classes = (("person", _holders(s, needs.asked)),) if needs.holder else s.classes
+            held_classes = (
+                (("person", _holders(s, needs.asked)),)
+                if needs.holder
+                else _typed_classes(s, needs, text)
+            )
             for c, tokens in held_classes:
                 classes[c] = classes.get(c, ()) + tokens
         type_token = answer_token("person" if needs.holder else kind, classes, needs.asked)
