@@ -1221,6 +1221,19 @@ def test_a_vector_may_stand_in_for_other_focus_words() -> None:
     assert a.paraphrase
 
 
+def test_no_vector_stands_in_for_the_position_a_holder_is_asked_by() -> None:
+    # "Kdo je ředitelem elektrárny?" over a passage naming someone at the plant: whoever he is,
+    # the passage does not say he heads it
+    needs = _needs("Kdo je ředitelem elektrárny Dukovany?", "cs", absent=("ředitelem",))
+    assert needs.holder
+    a = assess("V elektrárně Dukovany dnes jednal ministr Jan Kovář.", "cs", needs, 2, True)
+    assert a.reason == "focus" and not a.paraphrase, a.as_dict()
+    # another word of the question said otherwise may still be stood in for
+    needs = _needs("Kdo je ředitelem elektrárny Dukovany?", "cs", absent=("elektrárny",))
+    b = assess("Ředitelem jaderného zdroje Dukovany je Jan Kovář.", "cs", needs, 2, True)
+    assert b.reason == "focus" and b.paraphrase, b.as_dict()
+
+
 def test_no_vector_stands_in_for_what_a_person_asked_for_does() -> None:
     # "Kdo vede muzeum skla?" over a passage naming the man who founded it: the verb is the
     # relation asked about, and another relation of a person to the museum does not answer

@@ -597,6 +597,7 @@ def question_needs(
     # answer (the first position the question names; "vedoucí" ends as "péci" does, so by the
     # table, never by its word class)
     holder = False
+    post = None
     if kind in PERSON_TYPES and focus_words:
         post = next(
             (
@@ -654,7 +655,9 @@ def question_needs(
         asks_for_something(forms, lang),
         phrases,
         beneficiaries,
-        frozenset(f.surface for f in focus if _czech_verb(f))
+        # and the position a holder is asked by ("Kdo je ředitelem elektrárny?"): a window
+        # naming someone near the plant without the position names whoever else
+        frozenset(f.surface for f in focus if _czech_verb(f) or f is post)
         if lang == "cs" and kind in PERSON_TYPES
         else frozenset(),
         strays,
