@@ -657,7 +657,7 @@ def question_needs(
         beneficiaries,
         # and the position a holder is asked by ("Kdo je ředitelem elektrárny?"): a window
         # naming someone near the plant without the position names whoever else
-        frozenset(f.surface for f in focus if _czech_verb(f) or f is post)
+        frozenset(f.surface for f in focus if _czech_verb(f) or f == post)
         if lang == "cs" and kind in PERSON_TYPES
         else frozenset(),
         strays,
@@ -1312,8 +1312,9 @@ def assess(
     others = [_persons(s, needs.asked) for s in sents] if kind in CONTACT_TYPES else None
     # whose price: a sentence of none of the question's words that prices a thing it names
     # ("Čipování stojí 450 Kč" after the sentence on the vaccination asked about)
+    # (read only where a sentence holds a sum: most hold none)
     foreign = (
-        [_prices_another(text, sents, j, lang, needs.asked) for j in range(len(sents))]
+        [typed[j] and _prices_another(text, sents, j, lang, needs.asked) for j in range(len(sents))]
         if kind == "amount"
         else None
     )
