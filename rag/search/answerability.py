@@ -99,7 +99,6 @@ from rag.language.keys import (
     search_keys,
     stopword_forms,
     tokenize,
-    unaccent,
 )
 from rag.language.lemmas import dictionary_words, nominal_lemma, unknown_form
 from rag.language.names import (
@@ -1213,21 +1212,19 @@ def _prices_another(
     spinning ... Lekce stojí 120 Kč")."""
     if lang not in ("cs", "sk"):
         return False
-    stop = stopword_forms(lang)
     subject: set[str] = set()
     priced = False
-    for w in tokenize(text[sents[j].start : sents[j].end]):
-        f = unaccent(w.lower())
-        if f in _PRICE_VERBS:
+    for word, keys, form in zip(*_read(text, sents[j], lang), strict=True):
+        if form in _PRICE_VERBS:
             priced = priced or bool(subject)
             continue
-        if not f.isalpha() or f in stop or (r := _reading(w, lang)) is None:
+        if not form.isalpha() or word.stop:
             continue
-        keys = {k for k in r[1] if k[0] in "ls"}
-        if f in asked or not asked.isdisjoint(k[2:] for k in keys):
+        held = {k for k in keys if k[0] in "ls"}
+        if form in asked or not asked.isdisjoint(k[2:] for k in held):
             return False  # it speaks of what the question asks about
         if not priced:
-            subject.update(keys)
+            subject.update(held)
     return priced and not any(subject & before.keys for before in sents[:j])
 
 
