@@ -1391,6 +1391,15 @@ def test_a_question_for_a_person_by_position_needs_the_position(text: str, answe
         ("Kdo šéfuje IT provozu?", "Výjimku schvaluje vedoucí IT provozu přes VPN.", False),
         ("Kdo vede kroužek?", "Kroužek vede Jana Nová.", True),
         ("Kdo velí jednotce?", "Jednotce velí Karel Dub.", True),
+        # a phrase of heading names who heads ("pod vedením", "v čele s")
+        ("Kdo je šéf účtárny?", "Účtárna pracuje pod vedením Hany Malé.", True),
+        ("Kdo vede účtárnu?", "Účtárna pracuje pod vedením Hany Malé.", True),
+        ("Kdo velí jednotce?", "Jednotka zasahovala pod velením Karla Duba.", True),
+        (
+            "Kdo vede personální oddělení?",
+            "Personální oddělení tvoří tři lidé v čele s Evou Malou.",
+            True,
+        ),
     ],
 )
 def test_a_question_for_the_holder_of_a_position_is_answered_by_a_persons_name(

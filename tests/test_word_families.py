@@ -8,11 +8,13 @@ import pytest
 
 from rag.language.derivation import (
     agent_families,
+    agentive_verbs,
     families,
     finite_verb,
     held_families,
     participle_verb,
     place_families,
+    verbs_named,
     written,
 )
 from rag.language.keys import analyze, search_keys, unaccent
@@ -570,6 +572,29 @@ def test_an_adjective_in_bez_without_a_noun_of_four_letters_keeps_its_own_root(
 def test_a_present_participle_names_its_verb(participle: str, verb: str | None) -> None:
     assert participle_verb(participle, "cs") == verb
     assert participle_verb(participle, "de") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "verbs"),
+    [
+        ("Účtárna má čtyři pracovnice pod vedením Hany Marešové.", {"l:vest"}),
+        ("pod vedenim Hany Maresove", {"l:vest"}),  # typed without accents
+        ("Jednotka zasahovala pod velením Karla Duba.", {"l:velet"}),
+        ("Úřad pracuje pod řízením ministerstva.", {"l:ridit"}),
+        ("Jednalo se pod předsednictvím starosty.", {"l:predsedat"}),
+        ("Oddělení tvoří tři lidé v čele s Evou Malou.", {"l:vest"}),
+        ("V čele týmu stojí Eva Malá.", {"l:vest"}),
+        # the verbal noun alone is the body that leads; the preposition must be the phrase's
+        ("Za pomoc poděkovalo vedení.", set()),
+        ("Porada vedení se koná v úterý.", set()),
+        ("S vedením jsme se dohodli.", set()),
+        ("Dopis leží pod čelem stolu a v řízení.", set()),
+    ],
+)
+def test_a_phrase_of_heading_names_its_verb(text: str, verbs: set[str]) -> None:
+    assert agentive_verbs(text, "cs") == verbs
+    assert agentive_verbs(text, "sk") == frozenset()
+    assert verbs <= verbs_named(text, "cs")
 
 
 @pytest.mark.parametrize(

@@ -755,13 +755,47 @@ def participle_verb(surface: str, lang: str) -> str | None:
 _PARTICIPLE_INFIX = re.compile(r"(?:ou|í)cí")
 
 
-def verbs_of_participles(text: str, lang: str) -> frozenset[str]:
-    """The verbs a text's present participles name (:func:`participle_verb` of each): the lemma
-    keys a passage's sentences hold beyond the words full text indexes."""
+# The phrases that name who heads something, unaccented, each after its preposition: the
+# verbal nouns of the verbs of heading in the instrumental after "pod" ("pod vedením Hany
+# Marešové" names the one who leads, as the passive's agent would: "vedená Hanou Marešovou"),
+# and "v čele" ("tři lidé v čele s Markétou Královou"). The verbal noun alone is as often the
+# body that leads ("poděkovalo vedení", "porada vedení") and names no one.
+_HEADED: dict[tuple[str, str], str] = {
+    ("pod", "vedenim"): "vest",
+    ("pod", "velenim"): "velet",
+    ("pod", "rizenim"): "ridit",
+    ("pod", "predsednictvim"): "predsedat",
+    ("v", "cele"): "vest",
+}
+# each letter of the table's words as it may be written, with its accents or without them
+_ACCENTED = {"a": "aá", "c": "cč", "d": "dď", "e": "eéě", "i": "ií", "n": "nň", "o": "oó"}
+_ACCENTED |= {"r": "rř", "s": "sš", "t": "tť", "u": "uúů", "y": "yý", "z": "zž"}
+_HEADED_PHRASE = re.compile(
+    r"\b(pod|v)\s+("
+    + "|".join("".join(f"[{_ACCENTED.get(c, c)}]" for c in noun) for _, noun in _HEADED)
+    + r")\b"
+)
+
+
+def agentive_verbs(text: str, lang: str) -> frozenset[str]:
+    """The lemma keys of the verbs of heading a Czech text names by a phrase of heading ("pod
+    vedením", "pod velením", "pod řízením", "pod předsednictvím", "v čele"): ``l:vest`` of
+    "Účtárna pracuje pod vedením ...", which says who leads it."""
     if lang != "cs":
         return frozenset()
     low = text.lower()
-    out = set()
+    found = (_HEADED.get((m.group(1), unaccent(m.group(2)))) for m in _HEADED_PHRASE.finditer(low))
+    return frozenset("l:" + verb for verb in found if verb is not None)
+
+
+def verbs_named(text: str, lang: str) -> frozenset[str]:
+    """The verbs a text's present participles name (:func:`participle_verb` of each) and those
+    its phrases "pod vedením" name (:func:`agentive_verbs`): the lemma keys a passage's
+    sentences hold beyond the words full text indexes."""
+    if lang != "cs":
+        return frozenset()
+    low = text.lower()
+    out = set(agentive_verbs(text, lang))
     for m in _PARTICIPLE_INFIX.finditer(low):
         start, end = m.start(), m.end()
         while start and low[start - 1].isalnum():

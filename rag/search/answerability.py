@@ -82,6 +82,7 @@ from rag.language.answer_types import (
     year_spans,
 )
 from rag.language.derivation import (
+    agentive_verbs,
     asked_families,
     families,
     finite_verb,
@@ -125,6 +126,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 48: a present participle in -oucí holds its verb's root, as one in -ící does (vedoucí /
+# vedení: derivation._SUFFIXES);
 # 47: a range or a bound of whole numbers before a unit holds each of its numbers in that unit
 # (v:14@hodina: rag.language.ranges); a noun in -ně is no adverb of an adjective, though its
 # genitive plural ends as one (snídaně / snídaní, kuchyně / kuchyní: derivation._roots); 46: unused
@@ -185,7 +188,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 47
+ANALYSIS_VERSION = 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +231,8 @@ def sentences(text: str, lang: str) -> tuple[Sentence, ...]:
                 *(f"l:{value}" for _, value in number_values(part, lang)),
                 # "12 až 18 hodin" holds 14 hours (rag.language.ranges)
                 *range_keys(part, lang),
+                # "pod vedením Hany Marešové" names who leads (l:vest)
+                *agentive_verbs(part, lang),
                 *_written_otherwise(part, tokens, lang),
                 *_related_forms(tokens, lang),
             ]
@@ -637,7 +642,7 @@ def question_needs(
         | {k[2:] for w in query.all_words for k in w.keys}
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
         # the written words of its spoken ones: "vedoucí" is no answer to "Kdo šéfuje ...?"
-        | {k[2:] for w in query.all_words for k in written_keys(w.surface, lang)}
+        | {k[2:] for w in query.all_words for k in written_keys(w.surface, lang) if k[0] == "l"}
     )
     phrases: tuple[Phrase, ...] = ()
     beneficiaries: tuple[Phrase, ...] = ()
