@@ -595,6 +595,11 @@ def test_a_phrase_of_heading_names_its_verb(text: str, verbs: set[str]) -> None:
     assert agentive_verbs(text, "cs") == verbs
     assert agentive_verbs(text, "sk") == frozenset()
     assert verbs <= verbs_named(text, "cs")
+    assert verbs <= verbs_named(
+        text, "cs", frozenset({"l:vest", "l:velet", "l:ridit", "l:predsedat"})
+    )
+    # a question asking for no verb of heading does not read a text for its phrases
+    assert verbs_named(text, "cs", frozenset({"l:platit"})).isdisjoint(verbs)
 
 
 @pytest.mark.parametrize(

@@ -755,18 +755,20 @@ def participle_verb(surface: str, lang: str) -> str | None:
 _PARTICIPLE_INFIX = re.compile(r"(?:ou|í)cí")
 
 
-# The phrases that name who heads something, unaccented, each after its preposition: the
+# The phrases that name who heads something, each after its preposition, and their verbs: the
 # verbal nouns of the verbs of heading in the instrumental after "pod" ("pod vedením Hany
 # Marešové" names the one who leads, as the passive's agent would: "vedená Hanou Marešovou"),
 # and "v čele" ("tři lidé v čele s Markétou Královou"). The verbal noun alone is as often the
 # body that leads ("poděkovalo vedení", "porada vedení") and names no one.
-_HEADED: dict[tuple[str, str], str] = {
-    ("pod", "vedenim"): "vest",
-    ("pod", "velenim"): "velet",
-    ("pod", "rizenim"): "ridit",
-    ("pod", "predsednictvim"): "predsedat",
-    ("v", "cele"): "vest",
-}
+_HEADING_PHRASES = (
+    ("pod", "vedením", "vést"),
+    ("pod", "velením", "velet"),
+    ("pod", "řízením", "řídit"),
+    ("pod", "předsednictvím", "předsedat"),
+    ("v", "čele", "vést"),
+)
+# the same unaccented, as a text may be typed and as lemma keys are
+_HEADED = {(p, unaccent(noun)): unaccent(verb) for p, noun, verb in _HEADING_PHRASES}
 # each letter of the table's words as it may be written, with its accents or without them
 _ACCENTED = {"a": "aá", "c": "cč", "d": "dď", "e": "eéě", "i": "ií", "n": "nň", "o": "oó"}
 _ACCENTED |= {"r": "rř", "s": "sš", "t": "tť", "u": "uúů", "y": "yý", "z": "zž"}
@@ -775,6 +777,11 @@ _HEADED_PHRASE = re.compile(
     + "|".join("".join(f"[{_ACCENTED.get(c, c)}]" for c in noun) for _, noun in _HEADED)
     + r")\b"
 )
+# the verbs of the phrases, as lemma keys: only a question asking for one reads a text for them
+HEADED_VERBS = frozenset("l:" + verb for verb in _HEADED.values())
+# the nouns' first five letters, accented and not: a text holding none of them has no phrase (a
+# substring test is a tenth of the pattern's scan)
+_HEADED_STARTS = tuple({w for _, n, _ in _HEADING_PHRASES for w in (n[:5], unaccent(n[:5]))})
 
 
 def agentive_verbs(text: str, lang: str) -> frozenset[str]:
@@ -784,18 +791,21 @@ def agentive_verbs(text: str, lang: str) -> frozenset[str]:
     if lang != "cs":
         return frozenset()
     low = text.lower()
+    if not any(start in low for start in _HEADED_STARTS):
+        return frozenset()
     found = (_HEADED.get((m.group(1), unaccent(m.group(2)))) for m in _HEADED_PHRASE.finditer(low))
     return frozenset("l:" + verb for verb in found if verb is not None)
 
 
-def verbs_named(text: str, lang: str) -> frozenset[str]:
+def verbs_named(text: str, lang: str, wanted: frozenset[str] | None = None) -> frozenset[str]:
     """The verbs a text's present participles name (:func:`participle_verb` of each) and those
-    its phrases "pod vedením" name (:func:`agentive_verbs`): the lemma keys a passage's
-    sentences hold beyond the words full text indexes."""
+    its phrases "pod vedením" name (:func:`agentive_verbs`; only where ``wanted``, the verbs
+    looked for, holds one of theirs): the lemma keys a passage's sentences hold beyond the words
+    full text indexes."""
     if lang != "cs":
         return frozenset()
     low = text.lower()
-    out = set(agentive_verbs(text, lang))
+    out = set(agentive_verbs(text, lang) if wanted is None or wanted & HEADED_VERBS else ())
     for m in _PARTICIPLE_INFIX.finditer(low):
         start, end = m.start(), m.end()
         while start and low[start - 1].isalnum():

@@ -307,7 +307,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # only the families of words the chunk's keys leave unmatched can add anything
         matched = frozenset(c.matched_keys)
         if verbs - matched:
-            matched |= verbs & verbs_named(c.text, c.lang)
+            matched |= verbs & verbs_named(c.text, c.lang, verbs)
         ranks = weighed.ranks(matched)
         wanted = spoken.difference(matched)
         if roots and needs is not None:
@@ -616,7 +616,7 @@ def _window_matched(
     held = related.union(c.matched_keys)
     if answer.window is not None and verbs - held:
         start, end = answer.window
-        held |= verbs & verbs_named(c.text[start:end], c.lang)
+        held |= verbs & verbs_named(c.text[start:end], c.lang, verbs)
     return answer.window_keys & held
 
 
