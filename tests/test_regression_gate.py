@@ -303,14 +303,16 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 3/9; veterina 16/20, 1/9; pojistovna 17/23, 3/12; posilovna 14/17, 1/8; jazykovka 13/18, 1/8;
 # autoskola 18/22, 2/12; koupaliste 15/24, 2/13; pujcovna 21/23, 2/12; zahradky 19/22, 1/10;
 # studijni 33/38, 3/19; autobusy 13/24, 0/12; hasici 17/23, 1/11; and, at the twenty-fifth round,
-# zpravodaj 17/17, 1/10. One case of slack each way for
-# the fourth-decimal differences of the vectors between machines and engines.
+# zpravodaj 17/17, 1/10. Raised at the thirty-first round where the sets had risen since: natural
+# 38/45, 5/35; heldout 34/40, 5/40; autobusy 14/24, 0/12; hasici 18/23, 1/11; helpdesk 24/26,
+# 1/13; knihovna 23/25, 1/15; koupaliste 17/26, 2/13; veterina 16/20, 0/9. One case of slack each
+# way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
-    "natural": (36, 6),
-    "heldout": (32, 6),
+    "natural": (37, 6),
+    "heldout": (33, 6),
     "druzstvo": (15, 1),
-    "knihovna": (21, 2),
+    "knihovna": (22, 2),
     "sportklub": (31, 1),
     "ordinace": (17, 1),
     "obec": (24, 2),
@@ -319,19 +321,19 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "autoservis": (18, 1),
     "skolka": (17, 2),
     "penzion": (19, 1),
-    "helpdesk": (22, 2),
+    "helpdesk": (23, 2),
     "svj": (15, 4),
-    "veterina": (15, 2),
+    "veterina": (15, 1),
     "pojistovna": (16, 4),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
     "autoskola": (17, 3),
-    "koupaliste": (14, 3),
+    "koupaliste": (16, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),
-    "autobusy": (12, 1),
-    "hasici": (16, 2),
+    "autobusy": (13, 1),
+    "hasici": (17, 2),
     "zpravodaj": (16, 2),
 }
 
