@@ -1084,6 +1084,28 @@ def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage
 
 
 @pytest.mark.parametrize(
+    ("question", "passage", "state"),
+    [
+        (
+            "O kolik roste prodej přes internet v Česku?",
+            "Prodej přes internet v ČR roste o 40 %.",
+            "Česku",
+        ),
+        ("Kolik nádrží je v Česku?", "V České republice je dnes 160 vodních nádrží.", "Česku"),
+        ("Kdy vstoupila ČR do aliance?", "Česko vstoupilo do aliance v roce 1999.", "ČR"),
+        ("Kolik obyvatel má Slovensko?", "SR má 5,4 milionu obyvatel.", "Slovensko"),
+    ],
+)
+def test_a_states_short_name_meets_its_formal_name_and_their_acronym(
+    question: str, passage: str, state: str
+) -> None:
+    # "Česko", "Česká republika" and "ČR" are one state, whichever the question says
+    a = assess(passage, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers, a.as_dict()
+    assert next(r for r in a.required if r["word"] == state)["matched_by"], a.as_dict()
+
+
+@pytest.mark.parametrize(
     ("question", "passage"),
     [
         # other initials are no spelling of it
@@ -1092,6 +1114,8 @@ def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage
         # two initials by chance in lower-case words, and capitals of a heading, are no acronym
         ("Kdy vstoupila ČR do aliance?", "Letos ceny rostou a vstup do aliance je v roce 1999."),
         ("Co platí v České republice?", "PRAVIDLA PRO CR A KOLA"),
+        # another state's acronym is no spelling of the short name
+        ("Kolik nádrží je v Česku?", "V SR je dnes 160 vodních nádrží."),
     ],
 )
 def test_an_acronym_does_not_meet_another_name(question: str, passage: str) -> None:

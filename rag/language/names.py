@@ -181,13 +181,38 @@ def acronym_keys(surfaces: list[str]) -> list[str]:
     return keys
 
 
+# A state's one-word short name beside its formal name and the formal name's acronym: "Česko",
+# "Česká republika" and "ČR" are one state, and a question says "v Česku" where a passage writes
+# "v ČR". The short name's forms (lower case, as typed with or without accents; "Česka" alone
+# with its accent: "ceska" is also the adjective "česká"), the acronym, the short name's lemma.
+_SHORT_NAMES: dict[str, tuple[frozenset[str], str, str]] = {
+    "cs": (
+        frozenset({"česko", "česka", "česku", "českem", "cesko", "cesku", "ceskem"}),
+        "cr",
+        "cesko",
+    ),
+    "sk": (
+        frozenset({"slovensko", "slovenska", "slovensku", "slovenskem", "slovenskom"}),
+        "sr",
+        "slovensko",
+    ),
+}
+
+
 def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
     """A question's words' acronym keys by position: an acronym meets the words that spell it
-    (EXPANDED_KEY), and each word of a run meets the acronym of the run (ACRONYM_KEY)."""
+    (EXPANDED_KEY), and each word of a run meets the acronym of the run (ACRONYM_KEY); a
+    state's short name meets its formal name and their acronym ("v Česku": "v ČR", "České
+    republiky"), and the acronym the short name ("ČR": "Česko")."""
     out: dict[int, list[str]] = {}
     for i, s in enumerate(surfaces):
         if is_acronym(s):
             out.setdefault(i, []).append(EXPANDED_KEY + unaccent(s))
+        for forms, acronym, short in _SHORT_NAMES.values():
+            if s.lower() in forms:
+                out.setdefault(i, []).extend((ACRONYM_KEY + acronym, EXPANDED_KEY + acronym))
+            elif is_acronym(s) and unaccent(s) == acronym:
+                out.setdefault(i, []).append("l:" + short)
     for at, initials in initial_runs(surfaces):
         for k in at:
             out.setdefault(k, []).append(ACRONYM_KEY + initials)
