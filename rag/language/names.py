@@ -183,20 +183,18 @@ def acronym_keys(surfaces: list[str]) -> list[str]:
 
 # A state's one-word short name beside its formal name and the formal name's acronym: "Česko",
 # "Česká republika" and "ČR" are one state, and a question says "v Česku" where a passage writes
-# "v ČR". The short name's forms (lower case, as typed with or without accents; "Česka" alone
-# with its accent: "ceska" is also the adjective "česká"), the acronym, the short name's lemma.
-_SHORT_NAMES: dict[str, tuple[frozenset[str], str, str]] = {
-    "cs": (
-        frozenset({"česko", "česka", "česku", "českem", "cesko", "cesku", "ceskem"}),
-        "cr",
-        "cesko",
-    ),
-    "sk": (
+# "v ČR"; so "Slovensko", "Slovenská republika" and "SR". Each row: the short name's forms in
+# lower case, as typed with or without accents (the Czech "Česka" only with its accent: "ceska"
+# is also the adjective "česká"; the Slovak genitive "Slovenska" has none), the acronym, the
+# short name's lemma.
+_SHORT_NAMES: tuple[tuple[frozenset[str], str, str], ...] = (
+    (frozenset({"česko", "česka", "česku", "českem", "cesko", "cesku", "ceskem"}), "cr", "cesko"),
+    (
         frozenset({"slovensko", "slovenska", "slovensku", "slovenskem", "slovenskom"}),
         "sr",
         "slovensko",
     ),
-}
+)
 
 
 def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
@@ -208,7 +206,7 @@ def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
     for i, s in enumerate(surfaces):
         if is_acronym(s):
             out.setdefault(i, []).append(EXPANDED_KEY + unaccent(s))
-        for forms, acronym, short in _SHORT_NAMES.values():
+        for forms, acronym, short in _SHORT_NAMES:
             if s.lower() in forms:
                 out.setdefault(i, []).extend((ACRONYM_KEY + acronym, EXPANDED_KEY + acronym))
             elif is_acronym(s) and unaccent(s) == acronym:

@@ -126,8 +126,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 48: a present participle in -oucí holds its verb's root, as one in -ící does (vedoucí /
-# vedení: derivation._SUFFIXES);
+# 48: a phrase of heading holds its verb ("pod vedením Hany Marešové": l:vest;
+# derivation.agentive_verbs);
 # 47: a range or a bound of whole numbers before a unit holds each of its numbers in that unit
 # (v:14@hodina: rag.language.ranges); a noun in -ně is no adverb of an adjective, though its
 # genitive plural ends as one (snídaně / snídaní, kuchyně / kuchyní: derivation._roots); 46: unused
@@ -642,7 +642,7 @@ def question_needs(
         | {k[2:] for w in query.all_words for k in w.keys}
         | {n for w in query.all_words for n in _compound_numbers(w.surface)}
         # the written words of its spoken ones: "vedoucí" is no answer to "Kdo šéfuje ...?"
-        | {k[2:] for w in query.all_words for k in written_keys(w.surface, lang) if k[0] == "l"}
+        | {k[2:] for w in query.all_words for k in written_keys(w.surface, lang)}
     )
     phrases: tuple[Phrase, ...] = ()
     beneficiaries: tuple[Phrase, ...] = ()
