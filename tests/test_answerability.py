@@ -276,6 +276,25 @@ def test_a_cue_noun_in_a_case_the_dictionary_lacks_is_found_by_its_stem(
     assert ("place" in classes) is place, classes
 
 
+@pytest.mark.parametrize(
+    ("sentence", "persons", "others"),
+    [
+        # a name after a noun of a place names the place, in any case of the noun
+        ("Služební auta si rezervujete v aplikaci Flotila.", set(), {"flotila"}),
+        ("Porada je v budově Alfa, vede ji Jan Novák.", {"jan", "novak"}, {"alfa"}),
+        # after any other word a name may be a person's
+        ("Služební auta spravuje Petr Kučera.", {"petr", "kucera"}, set()),
+    ],
+)
+def test_a_name_after_a_noun_of_a_place_is_no_person(
+    sentence: str, persons: set[str], others: set[str]
+) -> None:
+    classes = _classes(sentence, "cs")
+    held = set(classes.get("person", ()))
+    assert persons <= held and not others & held, classes
+    assert others <= set(classes.get("place", ())), classes
+
+
 # Real sentences of the sample corpus (rag/sample/) and the classes they hold.
 @pytest.mark.parametrize(
     ("sentence", "present", "absent"),

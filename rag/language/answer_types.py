@@ -1464,15 +1464,32 @@ def sentence_classes(
     if names:
         found["name"] = names
     unknown = _unknown_stems(pairs, lang)
+    # a name right after a noun of a place names that place ("v aplikaci Flotila", "v budově
+    # Alfa"): it may answer where, not who
+    placed = _placed_names(pairs, lang) if names else frozenset()
     for cls, cues in (("person", PERSON_CUES), ("place", PLACE_CUES)):
         table = cues.get(lang, frozenset())
         tokens = having(table) + tuple(sorted(lemma for lemma in lemmas if lemma in table))
         if unknown:
             stems = _cue_stems(cls, lang)
             tokens += tuple(form for form, stem in unknown if stem in stems)
-        if tokens or names:
-            found[cls] = tokens + names  # type: ignore[index]
+        held = tuple(f for f in names if f not in placed) if cls == "person" else names
+        if tokens or held:
+            found[cls] = tokens + held  # type: ignore[index]
     return found
+
+
+def _placed_names(pairs: Sequence[tuple[str, str]], lang: str) -> frozenset[str]:
+    """The capitalized words of a sentence right after a noun of a place (PLACE_CUES, by its
+    stem in any case: "aplikaci", "budově"), which name that place."""
+    stems = _cue_stems("place", lang) if lang in _DECLINED_CUE_LANGS else frozenset()
+    if not stems:
+        return frozenset()
+    return frozenset(
+        f
+        for (before, prior), (s, f) in zip(pairs, pairs[1:], strict=False)
+        if s[:1].isupper() and before.islower() and _stem_of(prior, lang) in stems
+    )
 
 
 @lru_cache(maxsize=16)
