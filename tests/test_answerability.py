@@ -1112,6 +1112,11 @@ def test_an_acronym_meets_the_words_it_spells_and_they_it(question: str, passage
         ),
         ("Kolik nádrží je v Česku?", "V České republice je dnes 160 vodních nádrží.", "Česku"),
         ("Kdy vstoupila ČR do aliance?", "Česko vstoupilo do aliance v roce 1999.", "ČR"),
+        (
+            "Kdy vstoupila Česká republika do aliance?",
+            "Česko vstoupilo do aliance v roce 1999.",
+            "Česká",
+        ),
         ("Kolik obyvatel má Slovensko?", "SR má 5,4 milionu obyvatel.", "Slovensko"),
     ],
 )

@@ -201,7 +201,8 @@ def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
     """A question's words' acronym keys by position: an acronym meets the words that spell it
     (EXPANDED_KEY), and each word of a run meets the acronym of the run (ACRONYM_KEY); a
     state's short name meets its formal name and their acronym ("v Česku": "v ČR", "České
-    republiky"), and the acronym the short name ("ČR": "Česko")."""
+    republiky"), and the acronym and the formal name the short name ("ČR", "Česká republika":
+    "Česko")."""
     out: dict[int, list[str]] = {}
     for i, s in enumerate(surfaces):
         if is_acronym(s):
@@ -212,8 +213,19 @@ def question_acronym_keys(surfaces: list[str]) -> dict[int, tuple[str, ...]]:
             elif is_acronym(s) and unaccent(s) == acronym:
                 out.setdefault(i, []).append("l:" + short)
     for at, initials in initial_runs(surfaces):
+        # the formal name spelled out asks for the short one too ("Česká republika": "Česko")
+        state = next(
+            (
+                name
+                for _, acronym, name in _SHORT_NAMES
+                if initials == acronym and unaccent(surfaces[at[0]]).startswith(name[:-1])
+            ),
+            None,
+        )
         for k in at:
             out.setdefault(k, []).append(ACRONYM_KEY + initials)
+            if state is not None:
+                out[k].append("l:" + state)
     return {i: tuple(dict.fromkeys(keys)) for i, keys in out.items()}
 
 
