@@ -769,14 +769,8 @@ _HEADING_PHRASES = (
 )
 # the same unaccented, as a text may be typed and as lemma keys are
 _HEADED = {(p, unaccent(noun)): unaccent(verb) for p, noun, verb in _HEADING_PHRASES}
-# each letter of the table's words as it may be written, with its accents or without them
-_ACCENTED = {"a": "aá", "c": "cč", "d": "dď", "e": "eéě", "i": "ií", "n": "nň", "o": "oó"}
-_ACCENTED |= {"r": "rř", "s": "sš", "t": "tť", "u": "uúů", "y": "yý", "z": "zž"}
-_HEADED_PHRASE = re.compile(
-    r"\b(pod|v)\s+("
-    + "|".join("".join(f"[{_ACCENTED.get(c, c)}]" for c in noun) for _, noun in _HEADED)
-    + r")\b"
-)
+# the phrases in an unaccented text (a text holding one is unaccented whole, most hold none)
+_HEADED_PHRASE = re.compile(r"\b(pod|v)\s+(" + "|".join(noun for _, noun in _HEADED) + r")\b")
 # the verbs of the phrases, as lemma keys: only a question asking for one reads a text for them
 HEADED_VERBS = frozenset("l:" + verb for verb in _HEADED.values())
 # the nouns' first five letters, accented and not: a text holding none of them has no phrase (a
@@ -793,7 +787,7 @@ def agentive_verbs(text: str, lang: str) -> frozenset[str]:
     low = text.lower()
     if not any(start in low for start in _HEADED_STARTS):
         return frozenset()
-    found = (_HEADED.get((m.group(1), unaccent(m.group(2)))) for m in _HEADED_PHRASE.finditer(low))
+    found = (_HEADED.get((m[1], m[2])) for m in _HEADED_PHRASE.finditer(unaccent(low)))
     return frozenset("l:" + verb for verb in found if verb is not None)
 
 
