@@ -1644,3 +1644,50 @@ def test_a_name_word_is_met_by_a_text_word_an_edit_or_two_away(
     form: str, forms: set[str], expected: bool
 ) -> None:
     assert spelled_otherwise(form, frozenset(forms)) is expected
+
+
+REPORT = "Projekt Sklad 2 stál 3,9 milionu Kč a trval 3 měsíce. Ostrý provoz začal v říjnu."
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "answers"),
+    [
+        # a number right after a name is its version: the report is of another one
+        ("Kolik stál Sklad 3?", None, False),
+        ("Kolik stál Sklad 3?", "Zpráva o projektu Sklad 2", False),
+        ("Kolik stál Sklad 2?", None, True),
+        # the version in the title names the whole text's subject
+        ("Kdy začal ostrý provoz systému Sklad 2?", "Zpráva o projektu Sklad 2", True),
+    ],
+)
+def test_a_number_after_a_name_is_part_of_the_name(
+    question: str, title: str | None, answers: bool
+) -> None:
+    needs = _needs(question, "cs", focus=3)
+    a = assess(REPORT, "cs", needs, 2, False, title=title)
+    assert (a.reason != "required") is answers, a.as_dict()
+
+
+def test_a_number_before_its_unit_is_no_version_and_elsewhere_holds_none() -> None:
+    # "3 měsíce": a quantity, which the sentence holds
+    needs = _needs("Trval projekt Sklad 3 měsíce?", "cs", focus=3)
+    assert not any(r.designates for r in needs.required)
+    assert assess(REPORT, "cs", needs, 2, False).reason != "required"
+    # the version's number elsewhere in the passage is another number
+    needs = _needs("Kolik stál Sklad 3?", "cs", focus=3)
+    a = assess("Projekt Sklad trval 3 měsíce a stál 4 miliony Kč.", "cs", needs, 2, False)
+    assert a.reason == "required", a.as_dict()
+    assert assess("Sklad 3 stál 4 miliony Kč.", "cs", needs, 2, False).reason != "required"
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ("Co otevřela Alžběta II. 1981 v Newcastlu?", "cs"),  # a regnal number, then a year
+        ("Wer sang die Hymne beim Super Bowl 50?", "de"),  # Czech only (docs/evaluation.md)
+    ],
+)
+def test_no_number_is_part_of_a_name_after_a_regnal_number_or_outside_czech(
+    question: str, lang: str
+) -> None:
+    assert not any(r.designates for r in _needs(question, lang).required)

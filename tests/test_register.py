@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rag.language.question_keys import query_keys
-from rag.language.register import written_keys, written_words
+from rag.language.register import event_families, written_keys, written_words
 from rag.search.answerability import QuestionNeeds, assess, question_needs
 
 
@@ -78,3 +78,30 @@ def test_the_written_word_is_no_answer_to_its_own_question() -> None:
     text = "Výjimku schvaluje vedoucí IT provozu písemně."
     a = assess(text, "cs", _needs("Kdo šéfuje IT provozu?"), 2, True)
     assert not a.answers and a.reason == "type", a
+
+
+@pytest.mark.parametrize(
+    ("verb", "noun"),
+    [("hoří", "požár"), ("hořelo", "požár"), ("prší", "déšť"), ("sněží", "sníh")],
+)
+def test_a_verb_of_an_event_of_nature_asks_for_the_event_s_noun(verb: str, noun: str) -> None:
+    assert noun in written_words(verb, "cs")
+
+
+def test_the_event_s_family_stands_for_it_and_no_other_word_has_one() -> None:
+    assert "f:požar" in event_families("hoří", "cs")
+    assert event_families("šéf", "cs") == ()  # a spoken word asks for its written word only
+    assert event_families("požár", "cs") == ()  # the noun asks for nothing more
+
+
+def test_a_window_naming_the_event_answers_the_question_of_its_verb() -> None:
+    q = query_keys("Co mám dělat, když ve skladu hoří?", "cs")
+    key_df = {k: 0 if w.form == "hori" else 1 for w in q.words for k in w.keys}
+    needs = question_needs(q, {}, key_df, 50, 2)
+    for text in (
+        "Při požáru opusťte sklad nejbližším východem.",
+        "Požární poplach ve skladu ohlásí siréna; opusťte budovu.",
+    ):
+        a = assess(text, "cs", needs, 2, True)
+        assert a.answers, a.as_dict()
+    assert not assess("Ve skladu se nekouří.", "cs", needs, 2, True).answers

@@ -17,7 +17,12 @@ register ("kantýna" and "jídelna" are both written words, and a team's documen
 for different places). The written side is one word, the one that carries the sense ("školka":
 "mateřská"). Only the question's side: documents are written in the written language.
 
-A question word is the table's by a lemma of its or by its Snowball stem, where the stem is
+A second table holds the verbs of Czech that say an event of nature without a subject ("Hoří!",
+"Prší.", "Sněží."; bezpodmětá slovesa, a closed class of the grammar): a question asks "Co dělat,
+když hoří?", and a document names the event by its noun, which has another root ("Při požáru
+...", "Za deště ..."), so that no derivation joins them. Each row gives the noun.
+
+A question word is the tables' by a lemma of its or by its Snowball stem, where the stem is
 long enough to be no other word's (five letters): "šéfa" is "šéf" by its lemma, "bráchovi" is
 "brácha" by its stem. A listed form counts by its lemma only where the dictionary reads it as
 itself: it reads "dovolenka" as a form of "dovolit", which must not ask for a holiday.
@@ -28,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from rag.language.derivation import participle_verb
+from rag.language.derivation import families, participle_verb
 from rag.language.keys import analyze_word, unaccent
 
 # Spoken words (several forms where the dictionary lacks the word and its forms do not share a
@@ -80,13 +85,25 @@ _SPOKEN = {
         kilák kiláků: kilometr
     """,
 }
+# Verbs of an event of nature, said without a subject : the noun of the event.
+_EVENTS = {
+    "cs": """
+        hořet: požár
+        pršet: déšť
+        sněžit: sníh
+        hřmít hřmí: bouřka
+    """,
+}
 _MIN_STEM = 5  # a shorter stem is another word's too ("máma": mít)
 _LEMMA_KEY = "l:"  # the key of a lemma, as a sentence holds it
 
 
-def _rows(lang: str) -> list[tuple[frozenset[str], frozenset[str], tuple[str, ...]]]:
+def _rows(
+    lang: str, tables: tuple[dict[str, str], ...] = (_SPOKEN, _EVENTS)
+) -> list[tuple[frozenset[str], frozenset[str], tuple[str, ...]]]:
     rows = []
-    for line in _SPOKEN.get(lang, "").strip().splitlines():
+    lines = [line for table in tables for line in table.get(lang, "").strip().splitlines()]
+    for line in lines:
         spoken, written = line.split(":")
         lemmas: set[str] = set()
         stems: set[str] = set()
@@ -103,9 +120,20 @@ def _rows(lang: str) -> list[tuple[frozenset[str], frozenset[str], tuple[str, ..
 
 @lru_cache(maxsize=8)
 def _index(lang: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    return _indexed(_rows(lang))
+
+
+@lru_cache(maxsize=8)
+def _events_index(lang: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    return _indexed(_rows(lang, (_EVENTS,)))
+
+
+def _indexed(
+    rows: list[tuple[frozenset[str], frozenset[str], tuple[str, ...]]],
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     by_lemma: dict[str, tuple[str, ...]] = {}
     by_stem: dict[str, tuple[str, ...]] = {}
-    for lemmas, stems, written in _rows(lang):
+    for lemmas, stems, written in rows:
         for lemma in lemmas:
             by_lemma[lemma] = by_lemma.get(lemma, ()) + written
         for stem in stems:
@@ -113,17 +141,23 @@ def _index(lang: str) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, 
     return by_lemma, by_stem
 
 
-def written_words(surface: str, lang: str) -> tuple[str, ...]:
-    """The written words for a spoken word of a question (none for any other word)."""
-    if lang not in _SPOKEN:
-        return ()
+def _looked_up(
+    surface: str, lang: str, index: tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+) -> tuple[str, ...]:
+    """The words ``index`` gives a question word by its lemmas and its stem."""
     token = analyze_word(surface, lang)
     if token is None or token.stop:
         return ()
-    by_lemma, by_stem = _index(lang)
+    by_lemma, by_stem = index
     found = [w for lemma in token.lemmas for w in by_lemma.get(lemma, ())]
     found += by_stem.get(token.stem, ())
     return tuple(dict.fromkeys(found))
+
+
+def written_words(surface: str, lang: str) -> tuple[str, ...]:
+    """The written words for a spoken word of a question, or the noun for a verb of an event of
+    nature (none for any other word)."""
+    return _looked_up(surface, lang, _index(lang)) if lang in _SPOKEN else ()
 
 
 @lru_cache(maxsize=4096)
@@ -138,6 +172,17 @@ def written_keys(surface: str, lang: str) -> tuple[str, ...]:
         if (verb := participle_verb(word, lang)) is not None:
             out[verb] = None
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def event_families(surface: str, lang: str) -> tuple[str, ...]:
+    """The family keys of the noun a verb of an event of nature is said by ("hoří": the
+    "f:požar" of "požár" and "Požární poplach ..."), none for any other word: a window holding
+    the noun's family holds the event, as one holding a question word's family holds the word."""
+    if lang not in _EVENTS:
+        return ()
+    nouns = _looked_up(surface, lang, _events_index(lang))
+    return tuple(dict.fromkeys(k for noun in nouns for k in families(noun, lang)))
 
 
 def spoken_keys(surfaces: Iterable[str], lang: str) -> tuple[str, ...]:

@@ -117,7 +117,7 @@ from rag.language.names import (
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.language.ranges import number_keys, range_keys, unit_keys
-from rag.language.register import written_keys
+from rag.language.register import event_families, written_keys
 from rag.search import stored_analysis
 
 _SENTENCE_CACHE = 8192
@@ -392,6 +392,9 @@ class Need:
     # a unit of time the question measures in ("na týden"), not the one it counts ("kolik
     # dní"): no vector stands in for it
     unit: bool = False
+    # a whole number right after a name is part of it, its version or member ("Skladník 3",
+    # "Praha 6"), held only right after the name: the name's lemma keys (:func:`_designated`)
+    designates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,6 +529,7 @@ def question_needs(
                     "number",
                     valued=bool(valued or ranged),
                     related=ranged,
+                    designates=() if ranged else _designated(query, position.get(w.form, i)),
                 )
             )
         elif is_name(w.surface, at := position.get(w.form, i), lang):
@@ -572,6 +576,7 @@ def question_needs(
                 and position[w.form] not in asked_at
                 and kind not in _TIMED_KINDS,
                 related=families(w.surface, lang)
+                + event_families(w.surface, lang)
                 + asked_families(w.surface, kind, lang)
                 + participle_keys(w.surface, lang)
                 + spelled
@@ -945,6 +950,42 @@ def _heading(text: str, sents: tuple[Sentence, ...], j: int) -> bool:
     before = text[sents[j - 1].end : s.start] if j > 0 else "\n\n"
     after = text[s.end : sents[j + 1].start] if j + 1 < len(sents) else "\n\n"
     return "\n\n" in before and "\n\n" in after
+
+
+_ROMAN = re.compile(r"[IVXLCDM]+")
+
+
+def _designated(query: QueryKeys, at: int) -> tuple[str, ...]:
+    """The lemma keys of the name a Czech question's whole number stands right after, or none:
+    a number after a name, and before no unit, is part of the name ("Skladník 3", "Praha 6",
+    "Apollo 11"), the way a code is ("SOVA T3"). Not after a regnal number ("Alžběta II. 1981":
+    a year) and not in German or Russian, whose evaluation questions name such a thing in other
+    words than their passages ("на Суперкубке 50"), so that the number is what they share
+    (docs/evaluation.md, thirty-third round)."""
+    words = query.all_words
+    surface = words[at].surface if 0 < at < len(words) else ""
+    if query.lang != "cs" or not surface.isdigit() or len(surface) > 4:
+        return ()
+    name = words[at - 1]
+    if _ROMAN.fullmatch(name.surface) or not is_name(name.surface, at - 1, query.lang):
+        return ()
+    return tuple(k for k in name.keys if k[0] == "l")
+
+
+def _numbered(text: str, sents: tuple[Sentence, ...], lang: str, need: Need) -> bool:
+    """Whether ``sents`` (of ``text``) name the name of a designating number right before that
+    number ("Skladníku 2" for the "2" of "Skladník 2")."""
+    keys = frozenset(need.designates)
+    for s in sents:
+        if not keys & s.keys:
+            continue
+        words, found, _ = _read(text, s, lang)
+        if any(
+            keys & found[at] and words[at + 1].surface == need.surface
+            for at in range(len(words) - 1)
+        ):
+            return True
+    return False
 
 
 def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
@@ -1400,6 +1441,16 @@ def assess(
     reason = None
     met = [bool(mask & context) for _, _, mask in plan.required]
     named = {r.group for r, ok in zip(needs.required, met, strict=True) if ok and r.kind == "name"}
+    # "Skladník 3" is one name: its number is held only right after the name, in the chunk or
+    # its title; a "3" elsewhere, or a chunk of "Skladník 2", names another thing
+    for n, r in enumerate(needs.required):
+        if r.designates and met[n]:
+            if not (
+                _numbered(text, sents, lang, r)
+                or (title is not None and _numbered(title, heading, lang, r))
+            ):
+                met[n] = False
+                required[n]["matched_by"] = None
     unmet = [
         r
         for r, ok in zip(needs.required, met, strict=True)

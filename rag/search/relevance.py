@@ -83,7 +83,7 @@ from rag.language.derivation import (
 from rag.language.keys import unaccent
 from rag.language.names import NAMED_KEY, relational_keys
 from rag.language.question_keys import QueryWord
-from rag.language.register import written_keys
+from rag.language.register import event_families, written_keys
 from rag.search.anchors import AnchorEvidence, question_anchors
 from rag.search.anchors import evidence as anchor_evidence
 from rag.search.answerability import (
@@ -245,7 +245,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # its family keys ("f:žád" of "zažádám"): a window holding the family holds the word;
         # in a question for a place, the place of its action too ("zaparkovat": parkoviště),
         # in one for a person, the one who does it ("mluví": mluvčí)
-        keys += families(w.surface, lang)
+        keys += families(w.surface, lang) + event_families(w.surface, lang)
         keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
         # a calendar set's members ("víkendu": "v sobotu"), as the answerability stage reads them
         kin = calendar_kin([k[2:] for k in keys if k[0] == "l"], w.form)
