@@ -22,6 +22,7 @@ from rag.search.answerability import QuestionNeeds, assess, question_needs
         ("lístku", "jízdenka"),
         ("dovolenku", "dovolená"),
         ("mobilu", "telefon"),
+        ("služebce", "cesta"),  # by its stem: "služební cesta" said in one word
     ],
 )
 def test_a_spoken_word_asks_for_its_written_word(spoken: str, written: str) -> None:

@@ -59,6 +59,7 @@ _SPOKEN = {
         flaška: láhev
         kancl: kancelář
         šichta: směna
+        služebka: cesta
         výplata: mzda plat
         neschopenka neschopenku: neschopnost
         dovča dovolenka dovolenku: dovolená
