@@ -158,7 +158,7 @@ def _looked_up(
 def written_words(surface: str, lang: str) -> tuple[str, ...]:
     """The written words for a spoken word of a question, or the noun for a verb of an event of
     nature (none for any other word)."""
-    return _looked_up(surface, lang, _index(lang)) if lang in _SPOKEN else ()
+    return _looked_up(surface, lang, _index(lang)) if lang in _SPOKEN or lang in _EVENTS else ()
 
 
 @lru_cache(maxsize=4096)
