@@ -28,7 +28,7 @@ from rag.language.keys import (
     tokenize,
     unaccent,
 )
-from rag.language.lemmas import SUPPORTED_LANGS
+from rag.language.lemmas import SUPPORTED_LANGS, lemma_candidates
 from rag.language.question_keys import query_keys
 
 BODY = r"[a-z0-9][a-z0-9._/+-]{0,59}"
@@ -268,6 +268,31 @@ def test_a_womans_surname_shares_no_full_weight_key_with_the_mans(form: str) -> 
         full_weight(set(chunk_keys("Petr Kučera", "cs").keys) & question_keys(f"Kdo je {form}?"))
         == set()
     )
+
+
+@pytest.mark.parametrize(
+    ("chunk", "question", "lemma"),
+    [
+        # the dictionary gives each of the pair as the other's lemma
+        ("Parkovat můžete zdarma před budovou.", "Kde se dá zaparkovat?", "l:parkovat"),
+        ("Auto parkuji ve dvoře.", "Kde se dá parkovat?", "l:parkovat"),  # its own forms
+        ("Zaparkujte na parkovišti.", "Kde můžu parkovat?", "l:parkovat"),
+        ("Starosta vyzval občany k úklidu.", "Kdo může vyzvat k úklidu?", "l:vyzvat"),
+        ("Film natočil Jan Zelenka.", "Co natočil Zelenka?", "l:zelenka"),  # not his wife's
+    ],
+)
+def test_each_others_lemma_is_one_lemma(chunk: str, question: str, lemma: str) -> None:
+    shared = set(chunk_keys(chunk, "cs").keys) & question_keys(question)
+    assert lemma in shared, shared
+
+
+def test_one_of_a_pair_is_the_shorter_and_a_womans_surname_keeps_her_own() -> None:
+    for form in ("parkovat", "Parkovat", "zaparkovat", "parkuji", "zaparkoval"):
+        assert lemma_candidates(form, "cs", False) == ["parkovat"], form
+    assert lemma_candidates("Zelenka", "cs", False) == ["Zelenka"]
+    assert lemma_candidates("Zelenkovou", "cs", False) == ["Zelenková"]
+    # a word its dictionary lemma does not lead back to is untouched
+    assert lemma_candidates("dokončovat", "cs", False) == ["dokončit"]
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,13 @@ Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real
   the lemma, the dictionary's own for that infinitive ("nabíjí" -> nabíjet -> "nabít", as
   "nabíjet" itself lemmatizes). A negated verb ("nedostala") is its verb's. Lower-case words
   only: a capitalized one may be a surname ("Pospíšil").
+- Two words the dictionary gives as each other's lemma (simplemma's Czech has 329 such pairs:
+  "parkovat" -> "zaparkovat" and "zaparkovat" -> "parkovat", "vyzvat" / "vyzývat", "Zelenka" /
+  "Zelenková"; Russian 135, German 3, English 6) are one lemma, the shorter. As the dictionary
+  has them, a citation form meets neither its own inflected forms ("parkuji" -> "parkovat") nor
+  its pair's, so "Kde se dá zaparkovat?" never met "Parkovat můžete ...". The pair is one word
+  by the dictionary's own account; the shorter is the unprefixed verb or the man's name, and a
+  woman's surname still keeps its own lemma (below).
 - Questions only: a lower-case word whose capitalized form lemmatizes to a proper noun gets both
   lemmas ("brně" -> brnět + Brno, "prahy" -> práh + Praha). Chunks do not: edited text
   capitalizes names, and on 71k tokens of Czech news this rule gave 123 word types a second,
@@ -89,9 +96,22 @@ def _lemmatize(word: str, lang: str) -> str:
     if lang not in _loaded_dictionaries:
         load_dictionaries([lang])
     try:
-        return simplemma.lemmatize(word, lang)
+        return _one_of_pair(simplemma.lemmatize(word, lang), lang)
     except Exception:  # noqa: BLE001 - one odd token must not stop a whole ingestion
         return word
+
+
+def _one_of_pair(lemma: str, lang: str) -> str:
+    """``lemma``, or the shorter of it and the word the dictionary gives as its lemma when that
+    word's lemma is ``lemma`` again (parkovat / zaparkovat: "parkovat"), so that both words and
+    all their forms share one lemma."""
+    words = dictionary_words(lang)
+    if words is None:
+        return lemma
+    other = words.get(lemma)
+    if not isinstance(other, str) or other == lemma or words.get(other) != lemma:
+        return lemma
+    return min(lemma, other, key=lambda word: (len(word), word))
 
 
 # Snowball stemmers (pure Python or PyStemmer's C, same output) keep state between calls.
@@ -242,7 +262,7 @@ def conjugated_lemma(word: str, lang: str) -> str | None:
         rest = word[2:]
         known = words.get(rest)
         if isinstance(known, str) and known.endswith(_VERB_LEMMA_ENDS):
-            return known
+            return _one_of_pair(known, lang)
         if known is None and (found := _by_class(rest, words)) is not None:
             return found
     return _by_class(word, words)
@@ -255,7 +275,7 @@ def _by_class(word: str, words: Mapping[str, Any]) -> str | None:
             for infinitive in infinitives:
                 lemma = words.get(root + infinitive)
                 if isinstance(lemma, str) and lemma.endswith(_VERB_LEMMA_ENDS):
-                    return lemma
+                    return _one_of_pair(lemma, "cs")
             return None
     return None
 
