@@ -306,7 +306,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # zpravodaj 17/17, 1/10. Raised at the thirty-first round where the sets had risen since: natural
 # 38/45, 4/35; heldout 34/40, 5/40; autobusy 14/24, 0/12; hasici 18/23, 1/11; helpdesk 24/26,
 # 1/13; knihovna 23/25, 1/15; koupaliste 17/26, 2/13; veterina 16/20, 0/9; and at the
-# thirty-third: natural 42/45, 3/35; heldout 35/40, 5/40; hasici 19/23, 1/11. One case of slack
+# thirty-third: natural 42/45, 3/35; heldout 35/40, 5/40; hasici 19/23, 1/11; and at the
+# thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -314,7 +315,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "heldout": (34, 6),
     "druzstvo": (15, 1),
     "knihovna": (22, 2),
-    "sportklub": (31, 1),
+    "sportklub": (32, 1),
     "ordinace": (17, 1),
     "obec": (24, 2),
     "eshop": (24, 3),
@@ -329,7 +330,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
     "autoskola": (17, 3),
-    "koupaliste": (16, 3),
+    "koupaliste": (17, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),

@@ -286,6 +286,8 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     assert [(j.passed, j.rule) for j in lazy] == [(True, "kind"), (False, None)]
     # the nearest passage holds no e-mail, and the next one is not the nearest
     r = _chunks_retrieval(question, [(2, DELIVERY, 0.16), (1, CONTACT, 0.165)])
+    for c in r.candidates:
+        c.fts_rank = None
     assert [j.passed for j in judge(r, params)] == [False, False]
     # too far off for the rule
     r = _chunks_retrieval(question, [(1, CONTACT, 0.25)])
@@ -315,3 +317,34 @@ def test_a_participle_of_the_window_holds_the_questions_verb_as_word_evidence() 
     other = "Členy přijímáme od patnácti let. Kroužek se schází v úterý."
     (j,) = judge(_chunks_retrieval(question, [(1, other, 0.3)]), DOCUMENT_RULE)
     assert j.coverage < 1.0 and not j.passed, j.as_dict()
+
+
+COACHES = "Volejbalovou mládež trénuje Martina Hrubá, bývalá hráčka první ligy."
+TRAININGS = "Volejbal: přípravka v pondělí a ve středu 16:00–17:00."
+AGREEMENT = replace(
+    DOCUMENT_RULE,
+    vector_max_distance=0.10,
+    support_max_distance=0.13,
+    support_min_coverage=0.99,
+    document_rule=False,
+)
+
+
+def test_the_chunk_both_lists_put_second_agrees_where_the_first_does_not_answer() -> None:
+    question = "Kdy trénuje volejbalová přípravka?"
+    r = _chunks_retrieval(question, [(1, COACHES, 0.115), (2, TRAININGS, 0.121)])
+    coaches, trainings = judge(r, AGREEMENT)
+    # the first in both lists names the coach, no time: it does not answer
+    assert coaches.rule == "agreement" and not coaches.passed
+    assert trainings.passed and trainings.rule == "agreement", trainings.as_dict()
+    # a search judges it alike without every window
+    lazy = judge(r, AGREEMENT, complete=False)
+    assert [(j.passed, j.rule) for j in lazy] == [(False, "agreement"), (True, "agreement")]
+    # where the first answers, it is the agreement, and the second is no one's
+    other = TRAININGS.replace("16:00–17:00", "15:00–16:00")
+    r = _chunks_retrieval(question, [(1, TRAININGS, 0.115), (2, other, 0.121)])
+    assert [(j.passed, j.rule) for j in judge(r, AGREEMENT)] == [(True, "agreement"), (False, None)]
+    # second in one list and third in the other is no agreement
+    r = _chunks_retrieval(question, [(1, COACHES, 0.115), (2, TRAININGS, 0.121)])
+    r.candidates[1].vector_rank = 3
+    assert [j.passed for j in judge(r, AGREEMENT)] == [False, False]

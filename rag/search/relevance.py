@@ -34,6 +34,10 @@ The rules below, any suffices:
 
 * both retrievers' first (``agreement``): a vector within ``support_max_distance`` whose chunk
   both lists put first; its window must answer, and no paraphrase stands in for its words.
+  Where the chunk first in either list does not answer (it speaks of the question's subject,
+  not of what is asked: "Volejbalovou mládež trénuje ..." for "Kdy trénuje volejbalová
+  přípravka?"), the chunk both lists put second agrees in its place when its window answers
+  (:func:`agreed_second`): the two rankers' consensus among the chunks that answer.
 
 * the question's kind alone (``kind``, with the answerability stage): a question with no word
   of its own but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the knowledge base
@@ -342,17 +346,21 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     if needs is not None or params.anchor_support:
         # the chunks whose sentences are judged below: their stored analyses in one read
         read_analyses([c for c, r in zip(retrieval.candidates, refused, strict=True) if r is None])
+    # every window first: whether the chunks first in the lists answer decides the agreement
+    answers = [
+        _window(c, needs, params) if r is None and needs is not None else None
+        for c, r in zip(retrieval.candidates, refused, strict=True)
+    ]
+    second = agreed_second(retrieval.candidates, answers)
     judgements = []
-    for c, refused_by_chunk in zip(retrieval.candidates, refused, strict=True):
+    for c, refused_by_chunk, answer in zip(retrieval.candidates, refused, answers, strict=True):
         if refused_by_chunk is not None:
             judgements.append(refused_by_chunk)
             continue
-        answer = None
         held = None
         matched = frozenset(c.matched_keys)
         margin, near = closeness(c)
-        if needs is not None:
-            answer = _window(c, needs, params)
+        if answer is not None:
             # Coverage and support count what the window holds, not what the chunk holds.
             matched = _window_matched(c, answer, windowed_keys, verbs)
         evidence, coverage, support = weighed.evidence(matched)
@@ -372,7 +380,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             not params.anchor_support
             and near
             and c.distance <= params.support_max_distance  # type: ignore[operator]
-            and agreed(c)
+            and (agreed(c) or c is second)
         )
         by_kind = bare and _foremost(c, retrieval, params)
         by_topic = (
@@ -658,6 +666,24 @@ def agreed(c: Candidate) -> bool:
     return c.fts_rank == 1 and c.vector_rank == 1
 
 
+def agreed_second(
+    candidates: list[Candidate], answers: list[Answerability | None]
+) -> Candidate | None:
+    """The candidate both lists put second, when its window answers and the chunk first in each
+    list was judged by its window and does not answer, or None. Both retrievers then agree on
+    it among the chunks that answer, as :func:`agreed` on the first; further down, their
+    consensus is weaker than the rules' evidence (a news claim's third chunk answered "mládež"
+    by the first letters of "mladé")."""
+    second = None
+    for c, answer in zip(candidates, answers, strict=True):
+        if c.fts_rank == 1 or c.vector_rank == 1:
+            if answer is None or answer.answers:
+                return None
+        elif c.fts_rank == c.vector_rank == 2 and answer is not None and answer.answers:
+            second = c
+    return second
+
+
 def _admissible(
     c: Candidate,
     distance: float | None,
@@ -679,7 +705,12 @@ def _admissible(
         or (
             distance <= params.support_max_distance
             # anchor support is read from the text, not the keys: no bound without reading it
-            and (params.anchor_support or support >= params.support_min_coverage or agreed(c))
+            and (
+                params.anchor_support
+                or support >= params.support_min_coverage
+                or agreed(c)
+                or c.fts_rank == c.vector_rank == 2  # may agree as the second (agreed_second)
+            )
         )
     )
 
