@@ -962,8 +962,8 @@ def _designated(query: QueryKeys, at: int) -> tuple[str, ...]:
     a number after a name, and before no unit, is part of the name ("Skladník 3", "Praha 6",
     "Apollo 11"), the way a code is ("SOVA T3"). Not after a regnal number ("Alžběta II. 1981":
     a year), and in Czech only: German and Russian evaluation questions name such a thing in
-    other words than their passages ("на Суперкубке 50"), so that the number is what they
-    share (docs/evaluation.md, thirty-third round)."""
+    other words than their passages (a championship game and its number), so that the number
+    is what they share (docs/evaluation.md, thirty-third round)."""
     words = query.all_words
     surface = words[at].surface if 0 < at < len(words) else ""
     if query.lang != "cs" or not surface.isdigit() or len(surface) > 4:
