@@ -86,6 +86,7 @@ SETTINGS_DOC: dict[str, str] = {
     "prefix_credit": "relevance filter: credit for a question word matched only by its prefix",
     "support_max_distance": "relevance filter: largest distance of a vector supported by question words (0: off)",
     "support_min_coverage": "relevance filter: idf-weighted share of question words a supported vector needs",
+    "agreement_max_distance": "relevance filter: largest distance of the chunk both lists put first, where its window answers (0: support_max_distance)",
     "topic_max_distance": "relevance filter: largest distance of a vector for a question whose words the corpus knows (0: off)",
     "topic_min_known": "relevance filter: share of question words that must occur somewhere in the corpus",
     "answer_window": "answerability: most consecutive sentences in a candidate's evidence window (0: the stage off)",
@@ -182,6 +183,7 @@ class Settings:
     prefix_credit: float = 0.5
     support_max_distance: float = 0.0
     support_min_coverage: float = 0.5
+    agreement_max_distance: float = 0.0
     topic_max_distance: float = 0.0
     topic_min_known: float = 0.6
     answer_window: int = 2

@@ -205,6 +205,9 @@ def test_a_generic_verb_is_no_focus_word() -> None:
         # "jet" frames as "jít" does, and "v ceně" asks whether something is included
         ("cs", "Můžu si členství přerušit, když jedu na dovolenou?", ["členství", "dovolenou"]),
         ("cs", "Jsou učebnice v ceně?", ["učebnice"]),
+        # a verb of measure, as "stát" of a price: the passage states the measure
+        ("cs", "Kolik lidí se vejde do sálu?", ["sálu"]),
+        ("cs", "Kolik váží stan?", ["stan"]),
         # a flat ("byt") is no "být"; typed without diacritics, "byt" may be either
         ("cs", "Kolik stojí byt?", ["byt"]),
         ("cs", "Muze byt pes v kancelari?", ["pes", "kancelari"]),
@@ -256,6 +259,9 @@ def test_identifiers_numbers_and_names_are_required(
 def test_a_focus_noun_comes_before_a_verb() -> None:
     needs = _needs("Kdo založil sklárnu?", "cs", focus=1)
     assert [f.surface for f in needs.focus] == ["sklárnu"]
+    # a noun in -čí is no infinitive in -ci ("moci"), though both are "-ci" unaccented
+    needs = _needs("Za kolik se můžu ubytovat na cestě do zahraničí?", "cs")
+    assert [f.surface for f in needs.focus] == ["cestě", "zahraničí"]
 
 
 @pytest.mark.parametrize(

@@ -494,6 +494,54 @@ def test_sweep_counts_agree_with_the_engine_on_the_answerability_knobs(
     assert documented, "no setting admitted a candidate by the document rule"
 
 
+def test_sweep_counts_the_agreement_further_off_as_the_engine_does(filter_engine: Engine) -> None:
+    # the chunk both lists put first passes up to agreement_max_distance where its window answers
+    cases, rs = random_set(11, texts=True)
+    grid = dict(
+        vector_max_distance=(0.0, 0.15),
+        vector_margin=(1.0,),
+        min_coverage=(1.0,),
+        rare_df=(0.1,),
+        rare_min_chunks=(1,),
+        prefix_credit=(0.0,),
+        support_max_distance=(0.0, 0.15),
+        support_min_coverage=(0.3,),
+        topic_max_distance=(0.0,),
+        answer_window=(1, 2),
+        focus_words=(1, 2),
+        paraphrase_max_distance=(0.0,),
+        document_rule=(False, True),
+    )
+    differ = _counted_as_the_engine_does(
+        filter_engine, cases, rs, grid, "agreement_max_distance", 0.3
+    )
+    assert differ, "the agreement further off changed no setting's figures: the test shows nothing"
+
+
+def _counted_as_the_engine_does(
+    engine: Engine,
+    cases: list[Case],
+    rs: list[Retrieval],
+    grid: dict[str, Any],
+    knob: str,
+    value: float,
+) -> int:
+    """Sweeps ``grid`` with ``knob`` at ``value`` and at its default, checks each setting's
+    figures with ``value`` against the engine's, and counts the settings ``value`` changes."""
+    on = sweep(cases, rs, Grid(**grid, **{knob: value}), folds=3)
+    off = sweep(cases, rs, Grid(**grid), folds=3)
+    assert len(on) == len(off)
+    default = getattr(Grid(), knob)
+    differ = 0
+    for i in range(len(on)):
+        p = on.params(i)
+        assert getattr(p, knob) == value and getattr(off.params(i), knob) == default
+        f = score(engine, "r", cases, rs, p).figures
+        assert on.figures(i).as_dict() == f.as_dict(), p
+        differ += on.figures(i).as_dict() != off.figures(i).as_dict()
+    return differ
+
+
 def test_sweep_counts_rarity_over_the_profiles_stats_floor_as_the_engine_does(
     engine: Engine,
 ) -> None:
@@ -514,16 +562,7 @@ def test_sweep_counts_rarity_over_the_profiles_stats_floor_as_the_engine_does(
         support_min_coverage=(0.3, 1.0),
         topic_max_distance=(0.0,),
     )
-    floored = sweep(cases, rs, Grid(**grid, stats_min_chunks=40), folds=3)  # type: ignore[arg-type]
-    plain = sweep(cases, rs, Grid(**grid), folds=3)  # type: ignore[arg-type]
-    assert len(floored) == len(plain)
-    differ = 0
-    for i in range(len(floored)):
-        p = floored.params(i)
-        assert p.stats_min_chunks == 40 and plain.params(i).stats_min_chunks == 1
-        f = score(engine, "r", cases, rs, p).figures
-        assert floored.figures(i).as_dict() == f.as_dict(), p
-        differ += floored.figures(i).as_dict() != plain.figures(i).as_dict()
+    differ = _counted_as_the_engine_does(engine, cases, rs, grid, "stats_min_chunks", 40)
     assert differ, "the floor changed no setting's figures: the test shows nothing"
 
 
@@ -561,6 +600,7 @@ BASE = {
     "anchor_min_share": 1.0,
     "paraphrase_min_pull": -2.0,  # set per sweep too (rag calibrate --paraphrase-pull)
     "stats_min_chunks": 1,  # the profile's own, not swept
+    "agreement_max_distance": 0.0,  # the profile's own too
 }
 
 

@@ -307,17 +307,18 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 38/45, 4/35; heldout 34/40, 5/40; autobusy 14/24, 0/12; hasici 18/23, 1/11; helpdesk 24/26,
 # 1/13; knihovna 23/25, 1/15; koupaliste 17/26, 2/13; veterina 16/20, 0/9; and at the
 # thirty-third: natural 42/45, 3/35; heldout 35/40, 5/40; hasici 19/23, 1/11; and at the
-# thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23. One case of slack
+# thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23; and at the thirty-fifth:
+# druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (41, 4),
     "heldout": (34, 6),
-    "druzstvo": (15, 1),
+    "druzstvo": (16, 1),
     "knihovna": (22, 2),
     "sportklub": (32, 1),
     "ordinace": (17, 1),
-    "obec": (24, 2),
+    "obec": (25, 2),
     "eshop": (24, 3),
     "hrad": (18, 1),
     "autoservis": (18, 1),
@@ -335,7 +336,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "zahradky": (18, 2),
     "studijni": (32, 4),
     "autobusy": (13, 1),
-    "hasici": (18, 2),
+    "hasici": (19, 2),
     "zpravodaj": (16, 2),
 }
 

@@ -348,3 +348,26 @@ def test_the_chunk_both_lists_put_second_agrees_where_the_first_does_not_answer(
     r = _chunks_retrieval(question, [(1, COACHES, 0.115), (2, TRAININGS, 0.121)])
     r.candidates[1].vector_rank = 3
     assert [j.passed for j in judge(r, AGREEMENT)] == [False, False]
+
+
+def test_the_chunk_both_lists_put_first_agrees_further_off_where_its_window_answers() -> None:
+    question = "Kdy trénuje volejbalová přípravka?"
+    far = replace(AGREEMENT, agreement_max_distance=0.2)
+    # 0.19 away, beyond the support distance (0.13), first in both lists
+    r = _chunks_retrieval(question, [(1, TRAININGS, 0.19), (2, COACHES, 0.2)])
+    trainings, coaches = judge(r, far)
+    assert trainings.passed and trainings.rule == "agreement", trainings.as_dict()
+    assert not coaches.passed
+    lazy = judge(r, far, complete=False)
+    assert [(j.passed, j.rule) for j in lazy] == [(True, "agreement"), (False, None)]
+    # not without the knob, nor beyond it
+    assert not judge(r, AGREEMENT)[0].passed
+    r.candidates[0].distance = 0.21
+    assert not judge(r, far)[0].passed
+    # a window without the time asked for: refused, not left to the middle outcome
+    r = _chunks_retrieval(question, [(1, COACHES, 0.19), (2, TRAININGS, 0.2)])
+    assert [(j.passed, j.rule) for j in judge(r, far)] == [(False, None), (False, None)]
+    # first in one list only
+    r = _chunks_retrieval(question, [(1, TRAININGS, 0.19)])
+    r.candidates[0].fts_rank = 2
+    assert [(j.passed, j.rule) for j in judge(r, far)] == [(False, None)]

@@ -223,6 +223,7 @@ def calibrate(
             min_pull=was_pull if min_pull is None else min_pull,
             stats_min_chunks=current.get(in_force).stats_min_chunks,
             floor=floor,
+            agreement_max_distance=current.get(in_force).agreement_max_distance,
         )
         if f.chosen is None:
             _print_frontier(f.sweep, f.front, None, as_json)

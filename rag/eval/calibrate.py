@@ -109,6 +109,7 @@ def sweep(
     ans, na = a.answerable, ~a.answerable
     # the owner sizes rarity and idf count, as judge() counts them (stats_min_chunks floors them)
     chunk_counts = sorted({max(r.chunk_count, grid.stats_min_chunks, 1) for r in retrievals})
+    far = grid.agreement_max_distance
     # A fold's count never exceeds its cases: most sets fit in one byte.
     biggest = max(np.bincount(a.fold, minlength=folds))
     dtype = np.uint8 if biggest < 2**8 else np.int16 if biggest < 2**15 else np.int32
@@ -160,6 +161,9 @@ def sweep(
             if sd > 0 and not grid.anchor_support and a.agreed.shape == a.dist.shape
             else np.zeros(a.dist.shape, dtype=bool)
         )
+        # further off, up to agreement_max_distance, where its window answers
+        if far > 0 and not grid.anchor_support and a.agreed.shape == a.dist.shape:
+            agree = agree | (near & (a.dist <= far) & a.agreed & answers)
         t = np.minimum(t, np.where(agree & answers, -np.inf, np.inf))
         ruled = np.minimum(ruled, np.where(agree, -np.inf, np.inf))
         if by_document:
@@ -344,6 +348,11 @@ def sweep(
                 else {}
             ),
             **({"stats_min_chunks": grid.stats_min_chunks} if grid.stats_min_chunks > 1 else {}),
+            **(
+                {"agreement_max_distance": grid.agreement_max_distance}
+                if grid.agreement_max_distance > 0
+                else {}
+            ),
         },
     )
 

@@ -150,6 +150,7 @@ def fit(
     min_pull: float = PULL_OFF,
     stats_min_chunks: int = 1,
     floor: float = 0.0,
+    agreement_max_distance: float = 0.0,
 ) -> Fit:
     """Sweep one relation's cases (the set in force joins the sweep) and select a setting;
     an other-language relation once per contrast and anchor evidence (without first)."""
@@ -175,6 +176,7 @@ def fit(
             anchor_min_share=1.0 if anchored is None else anchored,
             paraphrase_min_pull=min_pull,
             stats_min_chunks=stats_min_chunks,
+            agreement_max_distance=agreement_max_distance,
         )
         s = cal.sweep(shifted.cases, shifted.retrievals, swept, folds=folds, also=also)
         chosen = cal.select(s, ceiling, floor=floor)

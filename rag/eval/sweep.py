@@ -89,6 +89,9 @@ class Grid:
     # one value per sweep: rarity and idf count an owner as at least this many chunks
     # (FilterParams.stats_min_chunks; rag calibrate keeps the profile in force's)
     stats_min_chunks: int = 1
+    # one value per sweep: how far off the chunk both lists put first passes where its window
+    # answers (FilterParams.agreement_max_distance; rag calibrate keeps the profile in force's)
+    agreement_max_distance: float = 0.0
 
 
 def fold_of(case_id: str, folds: int = FOLDS) -> int:

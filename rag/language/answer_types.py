@@ -100,8 +100,10 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 # verb's "zpět" ("dostat zálohu zpátky": the passage says "vracíme"), "nejbližší", which is
 # nearest to the asker, a place no passage can know, "jet" as "jít" ("když jedu na dovolenou"),
 # the imperfective of a listed light verb as the verb ("Kolik mi firma dává na stravenky?"),
-# and the "ceně" of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti
-# kupují sami").
+# the "ceně" of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti
+# kupují sami"), and the verbs of measure beside "stát" and "trvat": what a thing holds,
+# weighs or measures ("Kolik lidí se vejde do sálu?") a passage states as the measure ("sál do
+# 50 osob", "taška 12 kg", "věž vysoká 24 metrů"), not by the verb.
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
@@ -109,7 +111,8 @@ _FRAMES: dict[str, str] = {
         spojit poznat postupovat stanu staneš stane staneme stanete stanou člověk osoba pan paní
         slečna napsat psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší
         jet ceně uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
-        vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný""",
+        vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný vejít pojmout vážit
+        měřit""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc

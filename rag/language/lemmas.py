@@ -319,15 +319,20 @@ _NOUN_ENDINGS: dict[str, tuple[str, ...]] = {"cs": ("u", "em", "ech", "ům", "ů
 def nominal_lemma(surface: str, lang: str) -> bool:
     """Whether a word whose unaccented lemma ends like an infinitive is a noun by the dictionary:
     it declines the lemma as one ("plat", "fotoaparát", "předmět"; "počet" with its mobile e:
-    "počtu"). Czech only: other languages keep the guess by ending. The soft adjectives in "-cí"
-    ("otevírací", "čerpací") are still guessed to be verbs: read as adjectives, they moved the
-    focus off the noun they qualify ("otevírací doba") and cost a false answer on the shipped
-    set for three ctkfacts claims (docs/evaluation.md, sixth round)."""
+    "počtu"), or its lemma ends in "-čí", which ends nouns ("zahraničí", "bezpečí") and
+    adjectives ("dílčí") and no infinitive. Czech only: other languages keep the guess by
+    ending. The soft adjectives in "-cí" ("otevírací", "čerpací") are still guessed to be
+    verbs: read as adjectives, they moved the focus off the noun they qualify ("otevírací
+    doba") and cost a false answer on the shipped set for three ctkfacts claims
+    (docs/evaluation.md, sixth round)."""
     endings = _NOUN_ENDINGS.get(lang)
     words = dictionary_words(lang) if endings else None
     if endings is None or words is None:
         return False
     lemma = (lemma_candidates(surface, lang, False) or [surface])[0].lower()
+    if lemma.endswith(("čí", "či")):
+        # unaccented, "zahraničí" ends as "moci" does; but an infinitive's -ci follows no "č"
+        return True
     stems = [lemma]
     if len(lemma) > 3 and lemma[-2] == "e":
         stems.append(lemma[:-2] + lemma[-1])  # počet / počtu, rozpočet / rozpočtu

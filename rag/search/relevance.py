@@ -34,6 +34,11 @@ The rules below, any suffices:
 
 * both retrievers' first (``agreement``): a vector within ``support_max_distance`` whose chunk
   both lists put first; its window must answer, and no paraphrase stands in for its words.
+  Where its window answers every check (the focus words and a token of the answer type), the
+  chunk both lists put first agrees further off, up to ``agreement_max_distance``: the two
+  rankers and the window then say the same, and the vector's distance measures the question's
+  wording against the passage's ("Můžu za sebe na schůzi poslat někoho jiného?" over "smí
+  poslat zástupce s písemnou plnou mocí", 0.19 away) more than whether the passage answers.
   Where the chunk first in either list does not answer (it speaks of the question's subject,
   not of what is asked: "Volejbalovou mládež trénuje ..." for "Kdy trénuje volejbalová
   přípravka?"), the chunk both lists put second agrees in its place when its window answers
@@ -137,6 +142,9 @@ class FilterParams:
     # rarity and idf count the owner as at least this many chunks: in a knowledge base of three
     # chunks every word is in "a third of the corpus", and none would be rare
     stats_min_chunks: int = 1
+    # the chunk both lists put first passes, its window answering every check, up to this
+    # distance (0: up to support_max_distance, as the agreement does where its window does not)
+    agreement_max_distance: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings) -> FilterParams:
@@ -379,8 +387,18 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         by_agreement = (
             not params.anchor_support
             and near
-            and c.distance <= params.support_max_distance  # type: ignore[operator]
-            and (agreed(c) or c is second)
+            and (
+                (
+                    agreed(c)
+                    and answer is not None
+                    and answer.answers
+                    and c.distance <= params.agreement_max_distance  # type: ignore[operator]
+                )
+                or (
+                    c.distance <= params.support_max_distance  # type: ignore[operator]
+                    and (agreed(c) or c is second)
+                )
+            )
         )
         by_kind = bare and _foremost(c, retrieval, params)
         by_topic = (
@@ -700,7 +718,9 @@ def _admissible(
     if not near or distance is None:
         return False
     return (
-        distance <= params.vector_max_distance
+        # both lists' first, where its window answers (judge)
+        (agreed(c) and distance <= params.agreement_max_distance)
+        or distance <= params.vector_max_distance
         or (distance <= params.topic_max_distance and known >= params.topic_min_known)
         or (
             distance <= params.support_max_distance
