@@ -189,6 +189,12 @@ def _body(s: str) -> str:
     return body.lstrip("._/+-")[:MAX_BODY]
 
 
+def form_of(word: str) -> str:
+    """A word's form as a question's words and the keys compare it: its key body, so that a
+    table of words meets them as written ("сколько" is "skolko", not "skol'ko")."""
+    return _body(word)
+
+
 def tokenize(text: str) -> list[str]:
     """Split ``text`` into surface tokens (NFC), dropping punctuation, symbols and emoji.
 

@@ -15,8 +15,8 @@
   skladu?"); followed by a copula and nothing but a name it asks about that person, and any
   passage about them answers ("Novákovi jsme v pondělí poslali pozvánku ...").
 
-Tables are written as spelled and compared after ``unaccent``, as in
-:mod:`rag.language.answer_types`.
+Tables are written as spelled and compared as a question's word forms are
+(:func:`rag.language.keys.form_of`: unaccented, only a key's characters; "сколько" is "skolko").
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from rag.language.keys import unaccent
+from rag.language.keys import form_of, unaccent
 
 
 def _table(words: str) -> frozenset[str]:
-    return frozenset(unaccent(w) for w in words.split())
+    return frozenset(form_of(w) for w in words.split())
 
 
 # Lemmas that ask for a contact, by its kind, and those that do only beside one ("telefonní
