@@ -54,6 +54,8 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("přihlásit", "přihláška"),  # the root's last consonant alternates (s / š)
         ("nahlásit", "hlášení"),
         ("žádost", "zažádat"),  # the unprefixed word meets the prefixed one, both ways
+        ("platba", "předplatit"),  # před- is a prefix of its own, not pře- and "dplatit"
+        ("platit", "předplatit"),
         ("ztratil", "ztrátě"),  # a root's vowel lengthens in the noun
         ("otevřeno", "otevírací"),  # the imperfective's -ír- of a -řít verb, and its participle
         ("zavřená", "zavírá"),
@@ -152,6 +154,7 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("vydělává", "oddělení"),
         ("přihlásit", "nahlásit"),
         ("objednat", "projednat"),
+        ("položit", "předložit"),  # to put down, to present
         # "-lý" ends adjectives that come from no verb as well
         ("svět", "světlý"),
         ("tep", "teplé"),

@@ -184,7 +184,10 @@ _FINITE: dict[str, tuple[str, ...]] = {
 # a Russian verb's first syllable is often a prefix's letters and none (победить, посетить).
 _PREFIXED_WORD_NEEDED = frozenset({"ru"})
 _PREFIXES: dict[str, tuple[str, ...]] = {
+    # longest first: "před" before "pře", whose letters it begins with (předplatit is před- and
+    # platit, no pře- and "dplatit")
     "cs": (
+        "před",
         "pře",
         "při",
         "pro",
