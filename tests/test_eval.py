@@ -23,7 +23,7 @@ from rag.embedders import make_embedder
 from rag.errors import ConfigError, CorruptInput
 from rag.eval import sets as evaluate
 from rag.eval.calibrate import frontier, held_out, plot, select, sweep
-from rag.eval.metrics import ranking, retrieval_metrics, score
+from rag.eval.metrics import CaseResult, Figures, ranking, retrieval_metrics, score
 from rag.eval.sets import Case, load_cases, load_questions
 from rag.eval.sweep import KNOBS, MODES, Grid, Sweep, distance_axis, fold_of
 from rag.language.keys import chunk_keys
@@ -290,7 +290,7 @@ def test_a_related_answer_is_counted_apart_from_recall_false_answers_and_refusal
     }
     f = report.figures
     assert (f.answerable, f.no_answer, f.recalled, f.refused, f.false_answers) == (2, 3, 1, 0, 1)
-    assert (f.related, f.related_no_answer) == (1, 1)
+    assert (f.related, f.related_no_answer, f.related_listed) == (1, 1, 1)
     assert (f.answer_recall, f.false_answer_rate, f.false_refusal_rate) == (1 / 2, 1 / 3, 0.0)
     # an answerable case answered related did not recall it; a not_found one answered nothing
     assert [r.case.id for r in report.failures] == ["R", "V"]
@@ -301,7 +301,7 @@ def test_a_related_answer_is_counted_apart_from_recall_false_answers_and_refusal
     assert [(r["id"], r["sources"]) for r in data["related"]] == [("R", ["a"]), ("S", ["a"])]
     print_report(report, "o", None, 5)
     out = capsys.readouterr().out
-    assert "related         1/2 answerable, 1/3 not_found" in out
+    assert "related         1/2 answerable (1 listing an expected source), 1/3 not_found" in out
     assert "related" in out.split("per tag")[1].splitlines()[0]
     assert "refused: type" in out
     # the setting off: the same cases are refused, as before there was a related answer
@@ -314,6 +314,23 @@ def test_a_related_answer_is_counted_apart_from_recall_false_answers_and_refusal
         0,
         0,
     )
+
+
+def test_a_related_answer_counts_whether_it_lists_an_expected_source() -> None:
+    def related(case_id: str, expect: tuple[str, ...], sources: list[str]) -> CaseResult:
+        return CaseResult(
+            Case(case_id, "Kolik stojí oprava?", expect), {}, "related", sources, "related"
+        )
+
+    f = Figures.of(
+        [
+            related("A", ("a",), ["b", "a"]),  # the expected source second in the list
+            related("B", ("a",), ["b"]),  # another source only
+            related("C", (), ["a"]),  # a not_found case lists nothing it expects
+        ]
+    )
+    assert (f.related, f.related_listed, f.related_no_answer) == (2, 1, 1)
+    assert (f + f).related_listed == 2
 
 
 def test_the_extractive_answer_is_checked_for_the_answers_text(engine: Engine) -> None:

@@ -240,8 +240,9 @@ def print_report(report: Any, owner: str, profile: Path | None, show: int) -> No
     click.echo(f"  false answers   {rate(f.false_answer_rate, f.false_answers, f.no_answer)}")
     click.echo(f"  false refusals  {rate(f.false_refusal_rate, f.refused, f.answerable)}")
     click.echo(
-        f"  related         {f.related}/{f.answerable} answerable, "
-        f"{f.related_no_answer}/{f.no_answer} not_found (no direct answer, sources listed)"
+        f"  related         {f.related}/{f.answerable} answerable ({f.related_listed} listing an "
+        f"expected source), {f.related_no_answer}/{f.no_answer} not_found (no direct answer, "
+        "sources listed)"
     )
     held = report.extractive()
     if held is not None:

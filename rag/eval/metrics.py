@@ -12,7 +12,9 @@ share of answerable cases answered not_found.
 A ``related`` answer (no direct answer, the nearest sources listed: rag.answer.related) is its own
 outcome, counted apart for answerable and for not_found cases: it is neither an answer for the
 false-answer rate nor a recall hit, nor a false refusal. Its sources passed no judgement, so
-the figures above mean what they meant before it existed.
+the figures above mean what they meant before it existed. Of the related answers to answerable
+cases, those whose list holds a source the case expects are counted too (``related_listed``):
+how often the middle outcome points at the answer.
 """
 
 from __future__ import annotations
@@ -193,6 +195,9 @@ class Figures:
     # related answers (rag.answer.related): of answerable cases, of not_found cases
     related: int = 0
     related_no_answer: int = 0
+    # of the related answers to answerable cases, those that list a source the case expects: the
+    # middle outcome points the user at the answer
+    related_listed: int = 0
 
     @property
     def answer_recall(self) -> float | None:
@@ -210,15 +215,16 @@ class Figures:
     def of(cls, results: Sequence[CaseResult]) -> Figures:
         outcomes = [r.outcome for r in results]
         answerable = sum(r.case.answerable for r in results)
-        related = sum(r.outcome == "related" and r.case.answerable for r in results)
+        related = [r for r in results if r.outcome == "related" and r.case.answerable]
         return cls(
             answerable,
             len(results) - answerable,
             outcomes.count("recalled"),
             outcomes.count("refused"),
             outcomes.count("false_answer"),
-            related,
-            outcomes.count("related") - related,
+            len(related),
+            outcomes.count("related") - len(related),
+            sum(bool(set(r.sources) & set(r.case.expect)) for r in related),
         )
 
     def __add__(self, other: Figures) -> Figures:
@@ -234,6 +240,7 @@ class Figures:
             "false_answers": self.false_answers,
             "related": self.related,
             "related_no_answer": self.related_no_answer,
+            "related_listed": self.related_listed,
             "answer_recall": self.answer_recall,
             "false_answer_rate": self.false_answer_rate,
             "false_refusal_rate": self.false_refusal_rate,
