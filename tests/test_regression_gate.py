@@ -292,7 +292,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and twenty-six small knowledge bases of their own (1 to
+# held-out batch over the sample corpus, and twenty-seven small knowledge bases of their own (1 to
 # 10 documents, and two long documents). Each holds a floor just below what the shipped profile
 # measures on it (recalled answerable cases at least, not_found cases answered at most), so that
 # any regression fails; docs/evaluation.md gives the figures. Measured at the twenty-fourth round
@@ -309,7 +309,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # thirty-third: natural 42/45, 3/35; heldout 35/40, 5/40; hasici 19/23, 1/11; and at the
 # thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23; and at the thirty-fifth:
 # druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15; and, written at the thirty-sixth
-# and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6. One case of slack
+# and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6; kadernictvi
+# 11/17, 0/6. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -341,6 +342,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "zpravodaj": (16, 2),
     "divadlo": (10, 3),
     "homeoffice": (13, 1),
+    "kadernictvi": (10, 1),
 }
 
 
