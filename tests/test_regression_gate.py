@@ -310,8 +310,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23; and at the thirty-fifth:
 # druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15; and, written at the thirty-sixth
 # and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6; kadernictvi
-# 11/17, 0/6; and with the "ou" of a family root a long "u": autoskola 19/22, 2/12; kadernictvi
-# 12/17, 0/6. One case of slack
+# 11/17, 0/6. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -333,7 +332,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "pojistovna": (16, 4),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
-    "autoskola": (18, 3),
+    "autoskola": (17, 3),
     "koupaliste": (17, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
@@ -343,7 +342,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "zpravodaj": (16, 2),
     "divadlo": (10, 3),
     "homeoffice": (13, 1),
-    "kadernictvi": (11, 1),
+    "kadernictvi": (10, 1),
 }
 
 

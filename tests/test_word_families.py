@@ -57,9 +57,6 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("platba", "předplatit"),  # před- is a prefix of its own, not pře- and "dplatit"
         ("platit", "předplatit"),
         ("ztratil", "ztrátě"),  # a root's vowel lengthens in the noun
-        ("kupovat", "koupit"),  # and "u" lengthens to "ou"
-        ("domluvím", "domlouvat"),
-        ("prodloužení", "prodlužování"),
         ("otevřeno", "otevírací"),  # the imperfective's -ír- of a -řít verb, and its participle
         ("zavřená", "zavírá"),
         ("týdně", "týdenní"),  # an adverb in -ě, and the mobile "e" of týden / týdne

@@ -20,7 +20,7 @@ asks for and a question's prefixed word does not (:func:`held_families`, :func:`
 The root is taken from the accented lemma: unaccented, "žád-" (to ask) and "zad-" (to assign)
 would be one. What Czech alternates between the derivations of one root is made plain: the last
 consonant (přihlásit / přihláška, hlásit / hlášení), a vowel's length (ztratit / ztráta,
-přihlašovat / přihlásit, koupit / kupovat with "ou" the long "u") and the -ír- of the imperfectives of -řít verbs (otevřít / otevírat);
+přihlašovat / přihlásit) and the -ír- of the imperfectives of -řít verbs (otevřít / otevírat);
 "ě" and the other consonants keep their accents. A root shorter than three letters is no
 evidence (a short word's ending is most of it), and neither is a word shorter than five letters.
 One suffix is removed, the longest that leaves such a root; the table is the grammar's, not
@@ -856,13 +856,11 @@ def _denominal(root: str, lang: str) -> bool:
 
 def _plain_vowels(root: str, lang: str) -> str:
     """The root with the vowel alternations of Czech derivation undone: a vowel's length
-    (ztratit / ztráta, hlásit / hlas, prosit / prosba), the "ou" that is a long "u" (koupit /
-    kupovat, domluvit / domlouvat, prodloužit / prodlužovat, sušit / vysoušet) and the -ír- of
-    the imperfectives of -řít verbs (otevřít / otevírat, zavřít / zavírat, vybrat / vybírat),
-    each spelled short."""
+    (ztratit / ztráta, hlásit / hlas, prosit / prosba) and the -ír- of the imperfectives of
+    -řít verbs (otevřít / otevírat, zavřít / zavírat, vybrat / vybírat), each spelled short."""
     if lang != "cs":
         return root
-    root = root.translate(_QUANTITY).replace("ou", "u")
+    root = root.translate(_QUANTITY)
     if len(root) > 3 and root.endswith("ir") and root[-3] not in _VOWELS:
         root = root[:-2] + "r"
     return root

@@ -126,8 +126,6 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
-# 53: a family root's "ou" is a long "u" (koupit / kupovat, domluvit / domlouvat;
-# derivation._plain_vowels);
 # 52: a verb in před- holds its root without "před", no longer without "pře" (předplatit:
 # plat, not "dplat"; derivation._PREFIXES);
 # 51: the Russian cue words of a telephone by their forms ("позвонить": pozvonit, no soft
@@ -198,7 +196,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 53
+ANALYSIS_VERSION = 52
 
 
 @dataclass(frozen=True, slots=True)
