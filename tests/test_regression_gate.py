@@ -308,7 +308,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 1/13; knihovna 23/25, 1/15; koupaliste 17/26, 2/13; veterina 16/20, 0/9; and at the
 # thirty-third: natural 42/45, 3/35; heldout 35/40, 5/40; hasici 19/23, 1/11; and at the
 # thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23; and at the thirty-fifth:
-# druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15; and, written at the thirty-sixth
+# druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15; and, written at the thirty-sixth round
 # and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6; kadernictvi
 # 11/17, 0/6. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
