@@ -26,7 +26,7 @@ name, or a cue lemma: "budova", "recepce"; "ředitel", "oddělení"). German cap
 so there a capital letter proves nothing about names. A code has letters that are not a word
 ("ZX-4411", "E17", "5G"); a number joined to a word part is a numeral compound, not a code.
 
-Every table is written as spelled and compared after ``unaccent`` (see :mod:`rag.language.keys`).
+Every table is written as spelled and compared as a word's form (:func:`rag.language.keys.form_of`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from rag.language.keys import stopword_forms, tokenize, unaccent
+from rag.language.keys import form_of, stopword_forms, tokenize, unaccent
 from rag.language.lemmas import dictionary_words, lemma_candidates, snowball_stem, typed_lower_name
 from rag.language.question_classes import (
     asks_for_something,
@@ -47,7 +47,6 @@ from rag.language.question_classes import (
 )
 
 _NUMBERED = re.compile(r"[#*\s-]*\d{1,3}[.)]\s")
-_NOT_BODY = re.compile(r"[^a-z0-9._/+-]+")
 _CURRENCY_WORDS = frozenset({"kc", "czk", "eur", "usd", "gbp", "pln", "chf"})
 AnswerType = Literal[
     "number",
@@ -79,13 +78,8 @@ TokenClass = Literal[
 ]
 
 
-def _form(word: str) -> str:
-    """A word as a key body, the way questions and chunks compare it ("стоить" -> "stoit")."""
-    return _NOT_BODY.sub("", unaccent(word))
-
-
 def _table(words: str) -> frozenset[str]:
-    return frozenset(_form(w) for w in words.split())
+    return frozenset(form_of(w) for w in words.split())
 
 
 def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
@@ -303,7 +297,7 @@ UNTYPED_INTERROGATIVES: dict[str, frozenset[str]] = {
 QUESTION_TYPES: dict[str, tuple[tuple[tuple[str, ...], AnswerType], ...]] = {
     lang: tuple(
         sorted(
-            ((tuple(_form(w) for w in phrase.split()), kind) for phrase, kind in rows),
+            ((tuple(form_of(w) for w in phrase.split()), kind) for phrase, kind in rows),
             key=lambda row: -len(row[0]),
         )
     )
@@ -523,9 +517,9 @@ _MULTIPLIER_ABBREVIATIONS: dict[str, tuple[tuple[str, int], ...]] = {
     "ru": (("тыс", 10**3), ("млн", 10**6), ("млрд", 10**9)),
     "en": (("k", 10**3), ("mn", 10**6), ("bn", 10**9)),
 }
-MULTIPLIERS = {lang: tuple((_form(w), v) for w, v in rows) for lang, rows in _MULTIPLIERS.items()}
+MULTIPLIERS = {lang: tuple((form_of(w), v) for w, v in rows) for lang, rows in _MULTIPLIERS.items()}
 MULTIPLIER_ABBREVIATIONS = {
-    lang: {_form(w): v for w, v in rows} for lang, rows in _MULTIPLIER_ABBREVIATIONS.items()
+    lang: {form_of(w): v for w, v in rows} for lang, rows in _MULTIPLIER_ABBREVIATIONS.items()
 }
 # How digits are grouped and where the decimals start: English "11,000.5", elsewhere "11 000,5"
 # or "11.000,5" (a thin or no-break space too).
@@ -540,7 +534,7 @@ _NEXT_WORD = re.compile(r"[ \u00a0\u202f]?([^\W\d_]+)")
 
 def multiplier(word: str, lang: str) -> int | None:
     """The value a word multiplies the number before it by ("milionu" -> 10**6), or None."""
-    form = _form(word)
+    form = form_of(word)
     if form in MULTIPLIER_ABBREVIATIONS.get(lang, {}):
         return MULTIPLIER_ABBREVIATIONS[lang][form]
     for stem, value in MULTIPLIERS.get(lang, ()):
@@ -626,7 +620,7 @@ def _valued(words: str, ordinals: bool) -> dict[str, str]:
             if not valued:
                 value, cardinal = str(cardinal), cardinal + 1
         if bool(ordinal) is ordinals:
-            out[_form(word)] = value
+            out[form_of(word)] = value
     return out
 
 
@@ -1086,9 +1080,11 @@ def _kin_table() -> dict[str, tuple[str, ...]]:
     """Each calendar word (as a key body) -> the lemma keys that answer for it."""
     kin: dict[str, tuple[str, ...]] = {}
     for whole, members, both in _CALENDAR_SETS:
-        kin[_form(whole)] = kin.get(_form(whole), ()) + tuple(f"l:{_form(m)}" for m in members)
+        kin[form_of(whole)] = kin.get(form_of(whole), ()) + tuple(
+            f"l:{form_of(m)}" for m in members
+        )
         for member in members if both else ():
-            kin[_form(member)] = kin.get(_form(member), ()) + (f"l:{_form(whole)}",)
+            kin[form_of(member)] = kin.get(form_of(member), ()) + (f"l:{form_of(whole)}",)
     return kin
 
 
