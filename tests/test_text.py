@@ -307,6 +307,18 @@ def test_an_ove_form_reaches_both_readings(chunk: str, question: str) -> None:
     assert full_weight(set(chunk_keys(chunk, "cs").keys) & question_keys(question))
 
 
+def test_an_unknown_ove_word_keeps_its_own_form_beside_a_womans_name() -> None:
+    # the dictionary lacks "dárkové" in either case: at a sentence's start it is the adjective
+    # of the question as surely as it may be a Mrs Dárková
+    chunk = set(chunk_keys("Dárkové poukazy prodáváme v salonu.", "cs").keys)
+    assert "l:darkove" in chunk & question_keys("Prodáváte dárkové poukazy?")
+    assert "l:darkova" in chunk & question_keys("Kdo je paní Dárková?")
+    assert lemma_candidates("Dárkovou", "cs", False) == ["Dárková", "Dárkovou"]
+    # a form the dictionary reads (a man's lemma, a plural) gets no second reading of its own
+    assert lemma_candidates("Kučerovou", "cs", False) == ["Kučerová"]
+    assert lemma_candidates("Cenové", "cs", False) == ["cenový"]
+
+
 def test_mixed_language_text() -> None:
     chunk = "Schůzku s firmou Siemens jsme měli v Москве, the notes are in English."
     keys = chunk_keys(chunk, "cs")

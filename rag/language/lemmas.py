@@ -296,10 +296,17 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
         if lower.casefold() != word.casefold():
             lemma = lower
     feminine = feminine_form(word) if lang == "cs" else None
+    unknown = None
     if feminine is not None:
         if _feminine_surname(word, lemma):
+            if lemma == word and feminine != word:
+                # A word the dictionary does not know, as written or in lower case: the woman's
+                # name is one reading, the word itself the other, which every unknown word gets.
+                # A capital at a sentence's start says nothing: "Dárkové poukazy prodáváme"
+                # holds the "dárkové" of a question, not a Mrs Dárková.
+                unknown = word
             lemma, feminine = feminine, None
-    found = [lemma]
+    found = [lemma] if unknown is None else [lemma, unknown]
     if feminine is not None and word.endswith("ové") and not lemma.casefold().endswith("ý"):
         found.append(feminine)  # "Dvořákové": the Dvořáks, or Mrs Dvořáková's dative
     if lang == "cs" and lemma[:1].isupper() and lemma.endswith("ův") and len(lemma) > 4:

@@ -126,6 +126,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 53: a capitalized word in "-ové" / "-ovou" the dictionary lacks keeps its own form beside
+# the woman's name it may be ("Dárkové": dárkové, Dárková; rag.language.lemmas);
 # 52: a verb in před- holds its root without "před", no longer without "pře" (předplatit:
 # plat, not "dplat"; derivation._PREFIXES);
 # 51: the Russian cue words of a telephone by their forms ("позвонить": pozvonit, no soft
@@ -196,7 +198,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 52
+ANALYSIS_VERSION = 53
 
 
 @dataclass(frozen=True, slots=True)
