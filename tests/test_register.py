@@ -23,6 +23,9 @@ from rag.search.answerability import QuestionNeeds, assess, question_needs
         ("dovolenku", "dovolená"),
         ("mobilu", "telefon"),
         ("služebce", "cesta"),  # by its stem: "služební cesta" said in one word
+        ("fotit", "fotografovat"),
+        ("fotí", "fotografovat"),  # by its lemma
+        ("kubíky", "krychlový"),  # by its stem: "metr krychlový" said in one word
     ],
 )
 def test_a_spoken_word_asks_for_its_written_word(spoken: str, written: str) -> None:

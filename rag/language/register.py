@@ -49,6 +49,7 @@ _SPOKEN = {
         mobil mobilu mobilem: telefon
         noťas noťasu: notebook
         foťák foťáku: fotoaparát
+        fotit vyfotit: fotografovat vyfotografovat
         telka telky: televize
         kafe kafíčko: káva
         pití: nápoj
@@ -84,6 +85,7 @@ _SPOKEN = {
         matika: matematika
         hoďka hoďku: hodina
         kilák kiláků: kilometr
+        kubík: krychlový
     """,
 }
 # Verbs of an event of nature, said without a subject : the noun of the event.
