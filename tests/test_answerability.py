@@ -9,9 +9,12 @@ from rag.language.answer_types import (
     is_frame,
     is_identifier,
     is_name,
+    names_a_season,
     number_values,
     numeral_compound,
     sentence_classes,
+    spanned_days,
+    spans_months,
     sum_numbers,
     year_spans,
 )
@@ -1213,6 +1216,7 @@ def test_a_question_whether_at_a_time_is_answered_by_the_times_a_passage_names()
     [
         ("Můžeme si večer grilovat?", "večer", "Gril mohou hosté používat do 22 hodin."),
         ("Do kdy musím ráno přivést dítě?", "ráno", "Dítě přiveďte nejpozději do 8:15."),
+        ("Funguje linka i v noci?", "noci", "Škodu hlaste na lince 800 600 700, funguje nonstop."),
     ],
 )
 def test_a_clock_time_says_the_part_of_the_day(question: str, part: str, text: str) -> None:
@@ -1227,6 +1231,97 @@ def test_a_part_of_the_day_without_a_clock_time_is_lacking() -> None:
     assert a.reason == "focus" and [f["word"] for f in a.focus if not f["matched_by"]] == [
         "večer"
     ], a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "season", "text", "lang"),
+    [
+        (
+            "Kde se v zimě trénuje atletika?",
+            "zimě",
+            "Atletika trénuje na stadionu, od listopadu do března v hale.",
+            "cs",
+        ),
+        # outside the span answers too: "no, April to October"
+        ("Vozíte kola i v zimě?", "zimě", "Kola vozíme jen od dubna do října.", "cs"),
+        (
+            "Wo trainiert die Gruppe im Winter?",
+            "Winter",
+            "Von November bis März in der Halle.",
+            "de",
+        ),
+    ],
+)
+def test_two_months_say_a_season(question: str, season: str, text: str, lang: str) -> None:
+    needs = _needs(question, lang, absent=(season,))
+    a = assess(text, lang, needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}[season] == "months", a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "season", "text"),
+    [
+        # one month is a date, not a span of the year
+        ("Kde se v zimě trénuje atletika?", "zimě", "Atletika trénuje v hale od 1. března."),
+        # an adjective names a kind, which no month says
+        ("Kdy se mění zimní pneumatiky?", "zimní", "Pneumatiky měníme od října do dubna."),
+    ],
+)
+def test_a_season_without_a_span_of_months_is_lacking(
+    question: str, season: str, text: str
+) -> None:
+    needs = _needs(question, "cs", absent=(season,))
+    a = assess(text, "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}[season] is None, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "day", "text", "lang", "held"),
+    [
+        (
+            "Je bazén otevřený v úterý?",
+            "úterý",
+            "Otevřeno pondělí až pátek 6:00–21:00.",
+            "cs",
+            True,
+        ),
+        ("Máte otevřeno ve čtvrtek?", "čtvrtek", "Pokladna má otevřeno po–pá 10–18.", "cs", True),
+        ("Máte otevřeno ve středu?", "středu", "Otevřeno od úterý do pátku 10–18.", "cs", True),
+        ("Ist das Büro am Mittwoch offen?", "Mittwoch", "Geöffnet Montag bis Freitag.", "de", True),
+        # the weekdays name Monday to Friday
+        ("Máte otevřeno v úterý?", "úterý", "Ve všední dny máme otevřeno 8–16.", "cs", True),
+        # two days joined by "a" are those two days, a span's ends are not past it
+        ("Máte otevřeno ve středu?", "středu", "Otevřeno v pondělí a v pátek 8–12.", "cs", False),
+        ("Máte otevřeno v sobotu?", "sobotu", "Otevřeno pondělí až pátek 6:00–21:00.", "cs", False),
+    ],
+)
+def test_a_span_of_days_holds_the_days_between(
+    question: str, day: str, text: str, lang: str, held: bool
+) -> None:
+    needs = _needs(question, lang, absent=(day,))
+    a = assess(text, lang, needs, 2, True)
+    assert bool({f["word"]: f["matched_by"] for f in a.focus}[day]) == held, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("pondělí až pátek 6:00–21:00, sobota a neděle 9–20", {0, 1, 2, 3, 4}),
+        ("Po–Pá 8–16", {0, 1, 2, 3, 4}),
+        ("od úterý do pátku", {1, 2, 3, 4}),
+        ("v pondělí a v pátek", set()),
+        ("Ne - do 5 km", set()),  # no span of days: "do" is no day here
+    ],
+)
+def test_spanned_days(text: str, days: set[int]) -> None:
+    assert spanned_days(text, "cs") == days
+
+
+def test_a_season_by_its_lemma_and_two_months_by_theirs() -> None:
+    assert names_a_season(["zima"], "zime") and names_a_season(["winter"], "winter")
+    assert not names_a_season(["leto"], "let")  # the genitive plural is the years
+    assert not names_a_season(["zimni"], "zimni")
+    assert spans_months({"l:listopad", "l:brezen"}) and not spans_months({"l:listopad"})
 
 
 def test_a_vector_may_stand_in_for_other_focus_words() -> None:

@@ -310,7 +310,9 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # thirty-fourth: koupaliste 18/26, 2/13; sportklub 33/37, 0/23; and at the thirty-fifth:
 # druzstvo 17/19, 0/11; hasici 20/23, 1/11; obec 26/28, 1/15; and, written at the thirty-sixth round
 # and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6; kadernictvi
-# 11/17, 0/6. One case of slack
+# 11/17, 0/6; and at the thirty-seventh: autobusy 15/24, 0/12; divadlo 13/21, 2/9; kadernictvi
+# 12/17, 0/6; koupaliste 19/27, 2/14; obec 27/28, 1/15; pojistovna 18/23, 3/12; sportklub
+# 34/37, 0/23. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -318,9 +320,9 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "heldout": (34, 6),
     "druzstvo": (16, 1),
     "knihovna": (22, 2),
-    "sportklub": (32, 1),
+    "sportklub": (33, 1),
     "ordinace": (17, 1),
-    "obec": (25, 2),
+    "obec": (26, 2),
     "eshop": (24, 3),
     "hrad": (18, 1),
     "autoservis": (18, 1),
@@ -329,20 +331,20 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "helpdesk": (23, 2),
     "svj": (15, 4),
     "veterina": (15, 1),
-    "pojistovna": (16, 4),
+    "pojistovna": (17, 4),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
     "autoskola": (17, 3),
-    "koupaliste": (17, 3),
+    "koupaliste": (18, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),
-    "autobusy": (13, 1),
+    "autobusy": (14, 1),
     "hasici": (19, 2),
     "zpravodaj": (16, 2),
-    "divadlo": (10, 3),
+    "divadlo": (12, 3),
     "homeoffice": (13, 1),
-    "kadernictvi": (10, 1),
+    "kadernictvi": (11, 1),
 }
 
 

@@ -1051,7 +1051,7 @@ CALENDAR_WORDS = _table(
 
 
 # The calendar sets whose members a passage names instead: the weekend is its Saturday and
-# Sunday, a season its three months. A window naming a member answers a question for the set
+# Sunday, the weekdays ("všední dny") Monday to Friday, a season its three months. A window naming a member answers a question for the set
 # ("Jezdíte i o víkendu?" over "v sobotu dopoledne po dohodě"); a window naming the weekend
 # answers one for its day ("Máte v sobotu otevřeno?" over "o víkendu 8-20"). Another member
 # never does (Saturday is no Sunday), and a month asks for no season: the genitive plural of
@@ -1059,11 +1059,13 @@ CALENDAR_WORDS = _table(
 _CALENDAR_SETS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # (the set, its members, whether a member asks for the set too)
     ("víkend", ("sobota", "neděle"), True),
+    ("všední", ("pondělí", "úterý", "středa", "čtvrtek", "pátek"), True),
     ("zima", ("prosinec", "leden", "únor"), False),
     ("jaro", ("březen", "duben", "květen"), False),
     ("léto", ("červen", "červenec", "srpen"), False),
     ("podzim", ("září", "říjen", "listopad"), False),
     ("wochenende", ("samstag", "sonnabend", "sonntag"), True),
+    ("werktag", ("montag", "dienstag", "mittwoch", "donnerstag", "freitag"), True),
     ("winter", ("dezember", "januar", "februar", "december", "january", "february"), False),
     ("frühling", ("märz", "april", "mai"), False),
     ("frühjahr", ("märz", "april", "mai"), False),
@@ -1107,6 +1109,115 @@ def calendar_kin(lemmas: Iterable[str], form: str) -> tuple[str, ...]:
 PARTS_OF_DAY = _table(
     """ráno dopoledne poledne odpoledne večer noc vormittag mittag nachmittag abend nacht утро
     вечер ночь morning afternoon evening night"""
+)
+
+
+# The seasons, and the months by which a passage states a part of the year instead ("Atletika ...
+# od listopadu do března v hale" answers "Kde se v zimě trénuje atletika?", "Kola vozíme od dubna
+# do října" answers "Vezmete mě s kolem v zimě?"). Two months are a span of the year, inside or
+# outside of which the season lies; one month is a date of its own. Not the seasons' adjectives:
+# "zimní pneumatiky" are a kind, which no month says. English "spring" and "fall", "march" and
+# "may" are other words too, and the genitive plural of "léto" is "let", the years of every
+# passage ("лет" in Russian).
+SEASONS = _table(
+    "jaro léto podzim zima frühling frühjahr sommer herbst winter весна лето осень зима summer autumn"
+)
+MONTH_KEYS = frozenset(
+    f"l:{m}"
+    for m in _table(
+        """leden únor březen duben květen červen červenec srpen září říjen listopad prosinec
+        januar februar märz april mai juni juli august september oktober november dezember
+        январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь
+        january february april june july august september october november december"""
+    )
+)
+_YEARS = frozenset({"let"})
+
+
+def names_a_season(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names a season (its lemma or its form is one; "let" is years)."""
+    return form not in _YEARS and _among(SEASONS, lemmas, form)
+
+
+def spans_months(keys: Iterable[str]) -> bool:
+    """Whether a window's keys name two months or more: a span of the year, which answers for a
+    season (:data:`SEASONS`)."""
+    return len(MONTH_KEYS.intersection(keys)) >= 2
+
+
+# The days of the week in order, as a span of them is written in opening hours: "pondělí až
+# pátek", "od úterý do pátku", "po–pá", "Montag bis Freitag", "Mo-Fr". A span names its first and
+# last day and holds the days between, which a question may ask for ("Můžu přijít v úterý?" over
+# "pondělí až pátek 6:00–21:00"); two days joined by "a" are those two days only.
+_DAY = {
+    "cs": (
+        r"pondeli|utery|stred[aeuy]|stredou|ctvrt(?:ek|ka|ku|kem)|pat(?:ek|ku|kem)"
+        r"|sobot[aeuy]|sobotou|nedel[ei]|po|ut|st|ct|pa|so|ne"
+    ),
+    "de": r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag|mo|di|mi|do|fr|sa|so",
+}
+# how a span joins its days: "až", a dash; "od ... do ..."
+_SPAN_FORMS = {
+    "cs": (
+        r"\b(?P<a>{d})\.?\s*(?:az|[-–—])\s*(?P<b>{d})\b",
+        r"\bod\s+(?P<a>{d})\s+do\s+(?P<b>{d})\b",
+    ),
+    "de": (
+        r"\b(?P<a>{d})\.?\s*(?:bis|[-–—])\s*(?P<b>{d})\b",
+        r"\bvon\s+(?P<a>{d})\s+bis\s+(?P<b>{d})\b",
+    ),
+}
+_DAY_INDEX = {
+    "cs": ("po", "ut", "st", "ct", "pa", "so", "ne"),
+    "de": ("mo", "di", "mi", "do", "fr", "sa", "so"),
+}
+
+
+@lru_cache(maxsize=8)
+def _day_spans(lang: str) -> tuple[re.Pattern[str], ...]:
+    day = _DAY.get(lang)
+    return tuple(re.compile(form.format(d=day)) for form in _SPAN_FORMS.get(lang, ()))
+
+
+def _day_number(word: str, lang: str) -> int | None:
+    """A day's place in the week (Monday 0) by its first letters (German "sonnabend": Saturday)."""
+    if lang == "de" and word.startswith("sonna"):
+        return 5
+    table = _DAY_INDEX[lang]
+    return table.index(word[:2]) if word[:2] in table else None
+
+
+def spanned_days(text: str, lang: str) -> frozenset[int]:
+    """The days of the week (Monday 0) inside the spans of days ``text`` writes, the span's
+    first and last day included."""
+    days: set[int] = set()
+    plain = unaccent(text).lower()
+    for pattern in _day_spans(lang):
+        for m in pattern.finditer(plain):
+            a, b = _day_number(m.group("a"), lang), _day_number(m.group("b"), lang)
+            if a is not None and b is not None and a < b:
+                days.update(range(a, b + 1))
+    return frozenset(days)
+
+
+def named_day(lemmas: Iterable[str], lang: str) -> int | None:
+    """The day of the week a question word names by its lemma (Monday 0), or None."""
+    for lemma in lemmas:
+        if lemma in _WEEKDAY_LEMMAS.get(lang, ()):
+            return _WEEKDAY_LEMMAS[lang].index(lemma)
+    return None
+
+
+_WEEKDAY_LEMMAS = {
+    "cs": tuple(form_of(d) for d in "pondělí úterý středa čtvrtek pátek sobota neděle".split()),
+    "de": ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag"),
+}
+
+
+# The words that say every hour of the day ("linka funguje nonstop"): a window holding one says
+# the part of the day a question asks for ("Funguje linka i v noci?"), as a clock time does.
+ROUND_THE_CLOCK = frozenset(
+    f"l:{w}" for w in _table("nonstop nepřetržitě nepřetržitý круглосуточно круглосуточный")
 )
 
 

@@ -52,6 +52,7 @@ from rag.language import attachment
 from rag.language.answer_types import (
     CONTACT_TYPES,
     PERSON_TYPES,
+    ROUND_THE_CLOCK,
     AnswerType,
     accepted_classes,
     answer_token,
@@ -69,7 +70,9 @@ from rag.language.answer_types import (
     is_number,
     is_position,
     looks_like_verb,
+    named_day,
     names_a_part_of_day,
+    names_a_season,
     names_a_time,
     names_a_unit_of_time,
     names_the_answer,
@@ -77,6 +80,8 @@ from rag.language.answer_types import (
     number_values,
     numeral_compound,
     sentence_classes,
+    spanned_days,
+    spans_months,
     sum_numbers,
     word_number,
     year_spans,
@@ -1081,6 +1086,36 @@ def _names_a_part_of_day(need: Need) -> bool:
     return names_a_part_of_day((k[2:] for k in need.keys if k.startswith("l:")), need.form)
 
 
+def _names_a_season(need: Need) -> bool:
+    return names_a_season(_lemmas(need), need.form)
+
+
+def _times_said(
+    text: str, lang: str, sents: tuple[Sentence, ...], needs: QuestionNeeds, plan: _Plan
+) -> list[int]:
+    """Per sentence, the bits of the focus words naming a time that it says in other words, so
+    that the window ranking seeks it out as the verdict reads it: a season said by two months,
+    a day of the week by a span of days ("úterý" in "Otevírací doba: pondělí až pátek
+    6:00–21:00", after a first sentence that names nothing of the question). Not a part of the
+    day by a clock time: most passages of a question for one hold some time, and a window
+    ranked by it would leave the sentence holding the question's other words."""
+    said = [0] * len(sents)
+    for f, bit in zip(needs.focus, plan.focus, strict=True):
+        if _names_a_season(f):
+            for j, s in enumerate(sents):
+                if spans_months(s.keys):
+                    said[j] |= bit
+        elif (day := named_day(_lemmas(f), lang)) is not None:
+            for j, s in enumerate(sents):
+                if day in spanned_days(text[s.start : s.end], lang):
+                    said[j] |= bit
+    return said
+
+
+def _lemmas(need: Need) -> list[str]:
+    return [k[2:] for k in need.keys if k.startswith("l:")]
+
+
 def _matched(need: Need, found: frozenset[str]) -> str | None:
     for k in need.keys:
         if k in found and k[0] in "ls":
@@ -1352,6 +1387,8 @@ def assess(
     # word in the title ("jídelna" of "Provozní řád firemní jídelny").
     titled = plan.titled(heading)
     masks = [plan.keys_of(s) for s in sents]
+    for j, said in enumerate(_times_said(text, lang, sents, needs, plan)):
+        masks[j] |= said
     context = titled
     for m in masks:
         context |= m
@@ -1441,9 +1478,22 @@ def assess(
         if (
             by is None
             and _names_a_part_of_day(f)
-            and any(c == "time" for s in sents[i : j + 1] for c, _ in s.classes)
+            and (
+                any(c == "time" for s in sents[i : j + 1] for c, _ in s.classes)
+                or not ROUND_THE_CLOCK.isdisjoint(found)
+            )
         ):
-            by = "time"  # "večer" over "do 22 hodin": the clock time says the part of the day
+            # "večer" over "do 22 hodin": the clock time says the part of the day; "v noci"
+            # over "funguje nonstop": every hour is said
+            by = "time"
+        if by is None and f.surface not in loose and _names_a_season(f) and spans_months(found):
+            by = "months"  # "v zimě" over "od listopadu do března": the months say the season
+        if (
+            by is None
+            and (day := named_day(_lemmas(f), lang)) is not None
+            and day in spanned_days(text[sents[i].start : sents[j].end], lang)
+        ):
+            by = "days"  # "v úterý" over "pondělí až pátek": the span holds the day
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
         timed = timed or (by is None and _names_a_time(f))
     reason = None

@@ -78,7 +78,9 @@ from rag.language.answer_types import (
     frames_a_visit,
     is_frame,
     is_name,
+    named_day,
     names_a_part_of_day,
+    names_a_season,
     names_a_time,
     names_the_answer,
 )
@@ -269,7 +271,17 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         spoken.update(said)
         # a part of the day is said by a clock time as well ("večer": "do 22 hodin"), which no
         # key holds: evidence where a candidate has the word, no lack where it has not
-        optional = w in named or names_a_part_of_day([k[2:] for k in keys if k[0] == "l"], w.form)
+        # and so is a season by months ("v zimě": "od listopadu do března"), a day of the week
+        # by a span of days ("úterý": "pondělí až pátek"; by the word's own lemmas, not those of
+        # its calendar set's members: "víkend" is held by "sobota" and "neděle" as keys)
+        lemmas = [k[2:] for k in keys if k[0] == "l"]
+        own = [k[2:] for k in (*w.keys, *retrieval.form_keys.get(w.form, [])) if k[0] == "l"]
+        optional = (
+            w in named
+            or names_a_part_of_day(lemmas, w.form)
+            or names_a_season(own, w.form)
+            or named_day(own, lang) is not None
+        )
         words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight, optional))
     counted = [w for w in words if not w.optional]
     known = sum(1 for w in counted if w.df > 0) / len(counted) if counted else 0.0
