@@ -23,7 +23,8 @@ from rag.settings import Settings
 # Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys
 # every document.
 # 11: a capitalized word in "-ové" / "-ovou" the dictionary lacks keeps its own form beside the
-# woman's name it may be (Dárkové: dárkové and Dárková); 10: two words the dictionary gives as each other's lemma are one lemma (parkovat / zaparkovat);
+# woman's name it may be (Dárkové: dárkové and Dárková); 10: two words the dictionary gives as
+# each other's lemma are one lemma (parkovat / zaparkovat);
 # 9: the irregular forms of "jíst" capitalized too (Nejezte); 8: the irregular forms of "jíst"
 # (jezte, jíte); 7: the possessives in every case form are stopwords; 6: the demonstratives
 # ("tohle", "tamten", "takový"; German "dieser", "jene") are stopwords, which have no prefix

@@ -1051,11 +1051,11 @@ CALENDAR_WORDS = _table(
 
 
 # The calendar sets whose members a passage names instead: the weekend is its Saturday and
-# Sunday, the weekdays ("všední dny") Monday to Friday, a season its three months. A window naming a member answers a question for the set
-# ("Jezdíte i o víkendu?" over "v sobotu dopoledne po dohodě"); a window naming the weekend
-# answers one for its day ("Máte v sobotu otevřeno?" over "o víkendu 8-20"). Another member
-# never does (Saturday is no Sunday), and a month asks for no season: the genitive plural of
-# "léto" is "let", the years of every passage.
+# Sunday, the weekdays ("všední dny") Monday to Friday, a season its three months. A window
+# naming a member answers a question for the set ("Jezdíte i o víkendu?" over "v sobotu
+# dopoledne po dohodě"); a window naming the weekend answers one for its day ("Máte v sobotu
+# otevřeno?" over "o víkendu 8-20"). Another member never does (Saturday is no Sunday), and a
+# month asks for no season: the genitive plural of "léto" is "let", the years of every passage.
 _CALENDAR_SETS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # (the set, its members, whether a member asks for the set too)
     ("víkend", ("sobota", "neděle"), True),
