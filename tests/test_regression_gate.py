@@ -312,7 +312,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # and measured before any change of it: divadlo 11/20, 2/8; homeoffice 14/17, 0/6; kadernictvi
 # 11/17, 0/6; and at the thirty-seventh: autobusy 15/24, 0/12; divadlo 13/21, 2/9; kadernictvi
 # 12/17, 0/6; koupaliste 19/27, 2/14; obec 27/28, 1/15; pojistovna 18/23, 3/12; sportklub
-# 34/37, 0/23. One case of slack
+# 34/37, 0/23; and, written after every change of the thirty-seventh round and measured before any
+# other: jidelna 13/19, 0/5. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -345,6 +346,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "divadlo": (12, 3),
     "homeoffice": (13, 1),
     "kadernictvi": (11, 1),
+    "jidelna": (12, 1),
 }
 
 
