@@ -1056,16 +1056,21 @@ CALENDAR_WORDS = _table(
 # dopoledne po dohodě"); a window naming the weekend answers one for its day ("Máte v sobotu
 # otevřeno?" over "o víkendu 8-20"). Another member never does (Saturday is no Sunday), and a
 # month asks for no season: the genitive plural of "léto" is "let", the years of every passage.
+# The days of the week, Monday first, as their lemmas are spelled.
+_WEEKDAYS = {
+    "cs": ("pondělí", "úterý", "středa", "čtvrtek", "pátek", "sobota", "neděle"),
+    "de": ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag"),
+}
 _CALENDAR_SETS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     # (the set, its members, whether a member asks for the set too)
     ("víkend", ("sobota", "neděle"), True),
-    ("všední", ("pondělí", "úterý", "středa", "čtvrtek", "pátek"), True),
+    ("všední", _WEEKDAYS["cs"][:5], True),
     ("zima", ("prosinec", "leden", "únor"), False),
     ("jaro", ("březen", "duben", "květen"), False),
     ("léto", ("červen", "červenec", "srpen"), False),
     ("podzim", ("září", "říjen", "listopad"), False),
     ("wochenende", ("samstag", "sonnabend", "sonntag"), True),
-    ("werktag", ("montag", "dienstag", "mittwoch", "donnerstag", "freitag"), True),
+    ("werktag", _WEEKDAYS["de"][:5], True),
     ("winter", ("dezember", "januar", "februar", "december", "january", "february"), False),
     ("frühling", ("märz", "april", "mai"), False),
     ("frühjahr", ("märz", "april", "mai"), False),
@@ -1202,16 +1207,11 @@ def spanned_days(text: str, lang: str) -> frozenset[int]:
 
 def named_day(lemmas: Iterable[str], lang: str) -> int | None:
     """The day of the week a question word names by its lemma (Monday 0), or None."""
-    for lemma in lemmas:
-        if lemma in _WEEKDAY_LEMMAS.get(lang, ()):
-            return _WEEKDAY_LEMMAS[lang].index(lemma)
-    return None
+    days = _WEEKDAY_LEMMAS.get(lang, ())
+    return next((days.index(lemma) for lemma in lemmas if lemma in days), None)
 
 
-_WEEKDAY_LEMMAS = {
-    "cs": tuple(form_of(d) for d in "pondělí úterý středa čtvrtek pátek sobota neděle".split()),
-    "de": ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag"),
-}
+_WEEKDAY_LEMMAS = {lang: tuple(form_of(d) for d in days) for lang, days in _WEEKDAYS.items()}
 
 
 # The words that say every hour of the day ("linka funguje nonstop"): a window holding one says

@@ -1083,7 +1083,7 @@ def _czech_verb(need: Need) -> bool:
 
 
 def _names_a_part_of_day(need: Need) -> bool:
-    return names_a_part_of_day((k[2:] for k in need.keys if k.startswith("l:")), need.form)
+    return names_a_part_of_day(_lemmas(need), need.form)
 
 
 def _names_a_season(need: Need) -> bool:
@@ -1091,24 +1091,28 @@ def _names_a_season(need: Need) -> bool:
 
 
 def _times_said(
-    text: str, lang: str, sents: tuple[Sentence, ...], needs: QuestionNeeds, plan: _Plan
-) -> list[int]:
-    """Per sentence, the bits of the focus words naming a time that it says in other words, so
-    that the window ranking seeks it out as the verdict reads it: a season said by two months,
-    a day of the week by a span of days ("úterý" in "Otevírací doba: pondělí až pátek
-    6:00–21:00", after a first sentence that names nothing of the question). Not a part of the
-    day by a clock time: most passages of a question for one hold some time, and a window
-    ranked by it would leave the sentence holding the question's other words."""
-    said = [0] * len(sents)
-    for f, bit in zip(needs.focus, plan.focus, strict=True):
+    text: str, lang: str, sents: tuple[Sentence, ...], needs: QuestionNeeds
+) -> list[frozenset[int]]:
+    """Per focus word, the sentences that say the time it names in other words: a season by two
+    months, a day of the week by a span of days ("úterý" in "Otevírací doba: pondělí až pátek
+    6:00–21:00"). The window ranking seeks them out and the verdict reads them, so that the
+    window chosen is the one judged (not a first sentence that names nothing of the question).
+    Not a part of the day by a clock time: most passages of a question for one hold some time,
+    and a window ranked by it would leave the sentence holding the question's other words."""
+    said = []
+    for f in needs.focus:
         if _names_a_season(f):
-            for j, s in enumerate(sents):
-                if spans_months(s.keys):
-                    said[j] |= bit
+            said.append(frozenset(j for j, s in enumerate(sents) if spans_months(s.keys)))
         elif (day := named_day(_lemmas(f), lang)) is not None:
-            for j, s in enumerate(sents):
-                if day in spanned_days(text[s.start : s.end], lang):
-                    said[j] |= bit
+            said.append(
+                frozenset(
+                    j
+                    for j, s in enumerate(sents)
+                    if day in spanned_days(text[s.start : s.end], lang)
+                )
+            )
+        else:
+            said.append(frozenset())
     return said
 
 
@@ -1387,8 +1391,10 @@ def assess(
     # word in the title ("jídelna" of "Provozní řád firemní jídelny").
     titled = plan.titled(heading)
     masks = [plan.keys_of(s) for s in sents]
-    for j, said in enumerate(_times_said(text, lang, sents, needs, plan)):
-        masks[j] |= said
+    said = _times_said(text, lang, sents, needs)
+    for bit, where in zip(plan.focus, said, strict=True):
+        for j in where:
+            masks[j] |= bit
     context = titled
     for m in masks:
         context |= m
@@ -1471,7 +1477,7 @@ def assess(
     beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
     timed = False  # a calendar time among the focus words the window lacks
-    for f, mask in zip(needs.focus, plan.focus, strict=True):
+    for f, mask, where in zip(needs.focus, plan.focus, said, strict=True):
         by = None if f.surface in loose else _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
@@ -1486,14 +1492,10 @@ def assess(
             # "večer" over "do 22 hodin": the clock time says the part of the day; "v noci"
             # over "funguje nonstop": every hour is said
             by = "time"
-        if by is None and f.surface not in loose and _names_a_season(f) and spans_months(found):
-            by = "months"  # "v zimě" over "od listopadu do března": the months say the season
-        if (
-            by is None
-            and (day := named_day(_lemmas(f), lang)) is not None
-            and day in spanned_days(text[sents[i].start : sents[j].end], lang)
-        ):
-            by = "days"  # "v úterý" over "pondělí až pátek": the span holds the day
+        if by is None and f.surface not in loose and any(i <= k <= j for k in where):
+            # "v zimě" over "od listopadu do března": the months say the season; "v úterý" over
+            # "pondělí až pátek": the span holds the day (_times_said)
+            by = "months" if _names_a_season(f) else "days"
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
         timed = timed or (by is None and _names_a_time(f))
     reason = None
