@@ -17,6 +17,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server whose listen backlog holds a load test's burst.
+
+    socketserver listens with a backlog of 5: forty clients connecting at once overflow it, the
+    kernel drops their handshakes and some clients fail with a connection error before the fake
+    model ever sees them (a real model server listens with a backlog in the hundreds).
+    """
+
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class FakeLLM:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
@@ -114,8 +126,7 @@ class FakeLLM:
                 self.wfile.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
                 self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = LoopbackHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
