@@ -5,11 +5,16 @@ from __future__ import annotations
 import pytest
 
 from rag.language.answer_types import (
+    aged,
     combined_number,
+    fee_noun,
+    hypernym_keys,
     is_frame,
     is_identifier,
     is_name,
     names_a_season,
+    names_money,
+    names_paying,
     number_values,
     numeral_compound,
     sentence_classes,
@@ -1322,6 +1327,111 @@ def test_a_season_by_its_lemma_and_two_months_by_theirs() -> None:
     assert not names_a_season(["leto"], "let")  # the genitive plural is the years
     assert not names_a_season(["zimni"], "zimni")
     assert spans_months({"l:listopad", "l:brezen"}) and not spans_months({"l:listopad"})
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "lang"),
+    [
+        # a fee's name (a noun in -né)
+        ("Vrátíte mi peníze, když ujede vlak?", "Když vlak ujede, vrátíme vám celé jízdné.", "cs"),
+        # a price
+        (
+            "Dostanu peníze zpátky, když kurz zruším?",
+            "Kdo kurz zruší do pátku, dostane zpět polovinu ceny.",
+            "cs",
+        ),
+        # a payment
+        ("Kdy mi pošlete peníze za opravu?", "Opravu proplácíme do deseti dnů.", "cs"),
+        # a sum in a currency
+        ("Vrátíte mi peníze za lístek?", "Za vrácený lístek vracíme 150 Kč.", "cs"),
+        ("Bekomme ich mein Geld für das Ticket zurück?", "Das Ticket erstatten wir voll.", "de"),
+    ],
+)
+def test_money_is_said_by_what_it_is(question: str, text: str, lang: str) -> None:
+    word = next(w for w in ("peníze", "Geld") if w in question)
+    needs = _needs(question, lang, absent=(word,))
+    a = assess(text, lang, needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}[word] == "money", a.as_dict()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kurz můžete zrušit do pátku.",  # nothing of money
+        "Kurz zrušíte na zelené lince.",  # an adjective's -né is no fee
+    ],
+)
+def test_money_without_a_sum_price_or_fee_is_lacking(text: str) -> None:
+    needs = _needs("Dostanu peníze zpátky, když kurz zruším?", "cs", absent=("peníze",))
+    a = assess(text, "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["peníze"] is None, a.as_dict()
+
+
+def test_a_fee_is_a_noun_in_ne_and_money_its_class() -> None:
+    assert fee_noun("jízdné") and fee_noun("kurzovného") and fee_noun("Vstupné")
+    assert not fee_noun("zelené") and not fee_noun("nutného") and not fee_noun("kombiné")
+    assert names_money(["penize"], "penez") and names_money(["geld"], "geld")
+    assert names_paying(["zaplatit"], "zaplatite") and not names_paying(["platit"], "plati")
+    assert not names_money(["zaplatit"], "zaplatite")
+    assert not names_money(["cena"], "cena")
+
+
+def test_money_said_otherwise_is_not_a_name_the_window_lacks() -> None:
+    # "proplácí" is said by the sum, but that names no city: the initials the question's words
+    # share ("pfpp") are no key of the sentence that says the money
+    needs = _needs("Kolik korun proplácí firma za parkování v Praze?", "cs")
+    a = assess("Firma hradí parkování v Brně, 30 Kč za den.", "cs", needs, 2, True)
+    assert a.reason == "required", a.as_dict()
+    assert [r["matched_by"] for r in a.required] == [None], a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "held"),
+    [
+        # "desetiletý" is ten years, which "do 12 let" holds; a son is a child
+        ("Může jít desetiletý syn do vířivky?", "Do vířivky nesmějí děti do 12 let vůbec.", True),
+        ("Může dcera, které je 10 let, do vířivky?", "Do vířivky nesmějí děti do 12 let.", True),
+        # a number that bounds no years, and no children
+        (
+            "Může jít desetiletý syn do vířivky?",
+            "Vířivka má 12 míst a je otevřená do 20 hodin.",
+            False,
+        ),
+    ],
+)
+def test_an_age_is_held_by_a_range_of_years_and_a_son_by_children(
+    question: str, text: str, held: bool
+) -> None:
+    a = assess(text, "cs", _needs(question, "cs"), 2, True)
+    classed = [f for f in a.focus if f["word"] in ("desetiletý", "syn", "dcera")]
+    assert classed and all(bool(f["matched_by"]) is held for f in classed), a.as_dict()
+    assert (a.reason is None) is held, a.as_dict()
+
+
+def test_a_daughter_asked_for_by_name_is_not_any_child() -> None:
+    needs = _needs("Jak se jmenuje dcera ředitele?", "cs")
+    a = assess("Ředitel má dvě děti, Janu a Petra Novákovy.", "cs", needs, 2, True)
+    assert {f["word"]: f["matched_by"] for f in a.focus}["dcera"] is None, a.as_dict()
+
+
+def test_a_word_of_a_class_does_not_take_a_focus_words_place() -> None:
+    # "šestiletá" and "dcera" are said by any rule for children from six, "sauny" is what the
+    # question is about: a window without the sauna does not answer
+    needs = _needs("Může šestiletá dcera do sauny?", "cs")
+    a = assess("Vstupné pro děti od 6 do 15 let je 80 Kč.", "cs", needs, 2, True)
+    assert a.reason == "focus", a.as_dict()
+    assert [f["word"] for f in a.focus if not f["matched_by"]] == ["sauny"], a.as_dict()
+
+
+def test_adjectives_of_age_and_kinship_classes() -> None:
+    assert aged("desetiletý", "cs") == (10, "let") and aged("pětiletého", "cs") == (5, "let")
+    assert aged("10letou", "cs") == (10, "let") and aged("zehnjährige", "de") == (10, "Jahre")
+    assert aged("víceletý", "cs") is None and aged("dlouholetý", "cs") is None
+    assert aged("století", "cs") is None and aged("desetiletí", "cs") is None
+    assert hypernym_keys(["syn"], "syna", "cs") == ("l:dite",)
+    # a Russian son, transliterated, is no Czech one: each language its own table
+    assert hypernym_keys(["syn"], "syn", "ru") == ("l:rebenok",)
+    assert hypernym_keys(["dite"], "dite", "cs") == ()  # not the other way
 
 
 def test_a_vector_may_stand_in_for_other_focus_words() -> None:

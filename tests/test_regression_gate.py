@@ -313,7 +313,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 11/17, 0/6; and at the thirty-seventh: autobusy 15/24, 0/12; divadlo 13/21, 2/9; kadernictvi
 # 12/17, 0/6; koupaliste 19/27, 2/14; obec 27/28, 1/15; pojistovna 18/23, 3/12; sportklub
 # 34/37, 0/23; and, written after every change of the thirty-seventh round and measured before any
-# other: jidelna 13/19, 0/5. One case of slack
+# other: jidelna 13/19, 0/5; and at the thirty-eighth (with its four new cases): autobusy 17/24,
+# 0/12; autoskola 19/22, 2/13; koupaliste 21/28, 2/15; pojistovna 20/23, 4/13. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -332,15 +333,15 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "helpdesk": (23, 2),
     "svj": (15, 4),
     "veterina": (15, 1),
-    "pojistovna": (17, 4),
+    "pojistovna": (19, 5),
     "posilovna": (13, 2),
     "jazykovka": (12, 2),
-    "autoskola": (17, 3),
-    "koupaliste": (18, 3),
+    "autoskola": (18, 3),
+    "koupaliste": (20, 3),
     "pujcovna": (20, 3),
     "zahradky": (18, 2),
     "studijni": (32, 4),
-    "autobusy": (14, 1),
+    "autobusy": (16, 1),
     "hasici": (19, 2),
     "zpravodaj": (16, 2),
     "divadlo": (12, 3),

@@ -377,6 +377,78 @@ _SUM_CUES = {
 _PRICE_WORDS = {lang: cues | _PURCHASE.get(lang, frozenset()) for lang, cues in PRICE_CUES.items()}
 
 
+# Money named as such ("Dostanu peníze zpátky?", "Kdy mi pošlete peníze?", "Bekomme ich mein Geld
+# zurück?") and the paying of it ("Zaplatíte mi odtah?"): words of the whole class, which a passage
+# says by what the money is, a sum in a currency, a price, a payment, a fee or a wage ("jízdné vám
+# vrátíme", "vrátíme vám 80 % ceny", "Odtah ... hradíme"), as it says a season by its months. Not
+# "platit", which is also to be valid ("Platí jízdenka i v noci?").
+MONEY = _table("peníze pieniądze peniaze geld деньги money")
+PAYING = _table(
+    """zaplatit proplatit proplácet uhradit hradit vyplatit vyplácet zapłacić zaplatiť bezahlen
+    erstatten заплатить оплатить pay refund"""
+)
+_PAYING: dict[str, frozenset[str]] = {
+    "cs": _table(
+        """cena částka koruna kč euro platba platit zaplatit vyplatit vyplácet proplatit
+        proplácet doplatit doplácet splatit splácet splátka výplata uhradit hradit úhrada
+        refundace záloha"""
+    ),
+    "sk": _table("cena suma koruna euro platba platiť zaplatiť vyplatiť úhrada záloha"),
+    "pl": _table("cena kwota złoty płatność płacić zapłacić wypłacić zwrot zaliczka"),
+    "de": _table(
+        """preis betrag euro zahlung zahlen bezahlen auszahlen erstatten erstattung
+        rückerstattung kaution"""
+    ),
+    "ru": _table(
+        "цена сумма рубль оплата платить заплатить выплата выплатить выплачивать компенсация"
+    ),
+    "en": _table("price sum amount payment pay paid refund reimburse deposit"),
+}
+_MONEY_SAID = {
+    lang: paying | _CHARGES.get(lang, frozenset()) | _EARNING.get(lang, frozenset())
+    for lang, paying in _PAYING.items()
+}
+# Czech names a fee by a neuter adjective made a noun, which the dictionary lists as a word of its
+# own in -né after a consonant (jízdné, vstupné, nájemné, kurzovné, školné, výživné), where an
+# adjective's -né is a form of its -ný ("zelené": zelený).
+_FEE_FORM = re.compile(r"\w+(?:né|ného|nému|ným)", re.I)
+_FEE_LEMMA = re.compile(r"[^aeiouyáéěíóúůý]né")
+
+
+def names_money(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names money as such (:data:`MONEY`)."""
+    return _among(MONEY, lemmas, form)
+
+
+def names_paying(lemmas: Iterable[str], form: str) -> bool:
+    """Whether a question word names the paying of money (:data:`PAYING`)."""
+    return _among(PAYING, lemmas, form)
+
+
+def money_keys(lang: str) -> tuple[str, ...]:
+    """The lemma keys by which a passage says money (:func:`speaks_of_money` without its sums
+    and fees' names, which are no keys)."""
+    return tuple(sorted(f"l:{word}" for word in _MONEY_SAID.get(lang, ())))
+
+
+def fee_noun(surface: str) -> bool:
+    """Whether a Czech word is the name of a fee ("jízdného": jízdné)."""
+    lemma = lemma_candidates(surface.lower(), "cs", False)[0]
+    return len(lemma) > 3 and _FEE_LEMMA.fullmatch(lemma[-3:]) is not None
+
+
+def speaks_of_money(text: str, keys: Iterable[str], amount: bool, lang: str) -> bool:
+    """Whether a sentence says money in what it is: a sum in a currency (``amount``, its token
+    class), a price, a payment, a fee or a wage, by a lemma key (``l:cena``) of :data:`_PAYING`,
+    :data:`_CHARGES` or :data:`_EARNING`, or a Czech fee's name (:func:`fee_noun`)."""
+    if amount:
+        return True
+    said = _MONEY_SAID.get(lang, frozenset())
+    if any(k[:2] == "l:" and k[2:] in said for k in keys):
+        return True
+    return lang == "cs" and any(fee_noun(m.group(0)) for m in _FEE_FORM.finditer(text))
+
+
 def is_price_word(lemmas: Iterable[str], form: str, lang: str) -> bool:
     """Whether a word of a question asking a price names the kind of answer ("cena", "částka",
     "zaplatit") or the purchase it is the price of ("koupit"), as "telefonní číslo" does in a
@@ -644,6 +716,32 @@ def ordinal_value(lemmas: Iterable[str], lang: str) -> str | None:
     "first ever"."""
     table = ORDINAL_VALUES.get(lang, {})
     return next((table[lemma] for lemma in lemmas if int(table.get(lemma, 0)) > 10), None)
+
+
+# An age or a span in years said by one adjective: Czech compounds a numeral's genitive with
+# "-letý" ("desetiletý syn", "pětiletá záruka", "10letý"), German a numeral with "-jährig"
+# ("zehnjährige Tochter"). It says so many years as "10 let" does, which a passage's range of
+# years holds ("Do vířivky nesmějí děti do 12 let"; rag.language.ranges).
+_AGED = {
+    # not "-letí": "století" and "desetiletí" are the nouns of a century and a decade
+    "cs": (re.compile(r"(?P<n>\w+?)-?let(?:ý|á|é|ého|ému|ém|ým|ých|ými|ou)"), "let"),
+    "de": (re.compile(r"(?P<n>\w+?)-?jährig(?:e|er|en|es|em)?"), "Jahre"),
+}
+
+
+def aged(surface: str, lang: str) -> tuple[int, str] | None:
+    """The number of years an adjective of age or span names ("desetiletého": 10) and the word
+    for years in its language, or None."""
+    pattern, unit = _AGED.get(lang, (None, ""))
+    m = pattern.fullmatch(surface.lower()) if pattern is not None else None
+    if m is None:
+        return None
+    number = m.group("n")
+    if number.isdigit():
+        value: str | None = number
+    else:
+        value = cardinal_value([unaccent(x) for x in lemma_candidates(number, lang, False)], lang)
+    return (int(value), unit) if value and 0 < int(value) <= 150 else None
 
 
 # A multiplicative numeral is a cardinal's stem and a suffix that says "times": Czech and
@@ -1106,6 +1204,31 @@ def calendar_kin(lemmas: Iterable[str], form: str) -> tuple[str, ...]:
     for word in dict.fromkeys((form, *lemmas)):
         out += _CALENDAR_KIN.get(word, ())
     return tuple(dict.fromkeys(out))
+
+
+# A kinship noun of one person and the class the documents' rules name instead: a son is a
+# child, so a rule for children holds for him ("Může jít desetiletý syn do vířivky?" over "Do
+# vířivky nesmějí děti do 12 let"). One way only: a rule for a son says nothing of all children.
+_HYPERNYMS: dict[str, dict[str, str]] = {
+    "cs": dict.fromkeys(
+        ("syn", "dcera", "vnuk", "vnučka", "chlapec", "dívka", "kluk", "holka"), "dítě"
+    ),
+    "de": dict.fromkeys(("sohn", "tochter", "enkel", "enkelin"), "kind"),
+    "ru": dict.fromkeys(("сын", "дочь", "внук", "внучка"), "ребёнок"),
+    "en": dict.fromkeys(("son", "daughter", "grandson", "granddaughter"), "child"),
+}
+# per language: Russian keys are transliterated, and "сын" is spelled as Czech "syn"
+_HYPERNYM_KEYS = {
+    lang: {form_of(word): f"l:{form_of(whole)}" for word, whole in table.items()}
+    for lang, table in _HYPERNYMS.items()
+}
+
+
+def hypernym_keys(lemmas: Iterable[str], form: str, lang: str) -> tuple[str, ...]:
+    """The lemma key of the class a question's word is one of (:data:`_HYPERNYMS`), by its
+    unaccented form or a lemma; () for any other word."""
+    table = _HYPERNYM_KEYS.get(lang, {})
+    return tuple(dict.fromkeys(table[w] for w in (form, *lemmas) if w in table))
 
 
 # The parts of the day among them: a clock time says which part of the day it is ("do 22 hodin"

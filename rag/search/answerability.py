@@ -55,6 +55,7 @@ from rag.language.answer_types import (
     ROUND_THE_CLOCK,
     AnswerType,
     accepted_classes,
+    aged,
     answer_token,
     answer_type,
     asked_units,
@@ -62,6 +63,7 @@ from rag.language.answer_types import (
     calendar_kin,
     counted_word,
     frames_a_visit,
+    hypernym_keys,
     interrogative_forms,
     is_frame,
     is_identifier,
@@ -75,6 +77,8 @@ from rag.language.answer_types import (
     names_a_season,
     names_a_time,
     names_a_unit_of_time,
+    names_money,
+    names_paying,
     names_the_answer,
     names_the_employer,
     number_values,
@@ -82,6 +86,7 @@ from rag.language.answer_types import (
     sentence_classes,
     spanned_days,
     spans_months,
+    speaks_of_money,
     sum_numbers,
     word_number,
     year_spans,
@@ -496,6 +501,7 @@ def question_needs(
     required: list[Need] = []
     last_at = -2
     ranked: list[tuple[int, int, int, Need]] = []
+    besides: list[Need] = []  # focus words beyond the count: words of a class
     content = []
     # "11 tisíc" and "11 000" are 11000, the way a passage may write it ("11.000", "11 tis.")
     values: dict[str, list[str]] = {}
@@ -528,7 +534,16 @@ def question_needs(
             # "70ern"): only a window can tell that it is absent
             spelled = (compound.decade,) if compound.decade else compound.numbers
             number_keys = tuple(f"l:{n}" for n in spelled if f"l:{n}" not in keys)
-            required.append(Need(w.surface, keys + number_keys, df, "number", valued=True))
+            required.append(
+                Need(
+                    w.surface,
+                    keys + number_keys,
+                    df,
+                    "number",
+                    valued=True,
+                    related=_aged_keys(w.surface, lang),  # "10letý": "děti do 12 let"
+                )
+            )
         elif is_number(w.surface):
             valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
             # "na cestě 14 hodin": a window's range in that unit holds it ("12 až 18 hodin");
@@ -595,16 +610,35 @@ def question_needs(
                 + spelled
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
-                + calendar_kin(word_lemmas, w.form),
+                + calendar_kin(word_lemmas, w.form)
+                # "syn": a window's "děti", unless the question asks who he is (a child is
+                # not the son); "desetiletý": its "do 12 let" (answer_types.aged)
+                + (hypernym_keys(word_lemmas, w.form, lang) if kind not in PERSON_TYPES else ())
+                + _aged_keys(w.surface, lang),
                 written=said,
             )
-            ranked.append((int(verb), df, i, need))
+            if (
+                names_money(word_lemmas, w.form)
+                or names_paying(word_lemmas, w.form)
+                or (kind not in PERSON_TYPES and hypernym_keys(word_lemmas, w.form, lang))
+                or aged(w.surface, lang)
+            ):
+                # "Vrátíte mi peníze za zkoušku, když ji nesložím?", "Může šestiletá dcera do
+                # sauny?": money is said by every price and fee (_said_otherwise), a daughter by
+                # every rule for children, an age by every range of years, so such a word
+                # narrows the question less than any other; it is checked besides the focus
+                # words, never in place of one
+                besides.append(need)
+            else:
+                ranked.append((int(verb), df, i, need))
         else:
             continue
         all_keys = tuple(dict.fromkeys([*w.keys, *form_keys.get(w.form, [])]))
         content.append((w.surface, all_keys, idf(df, n)))
     ranked.sort(key=lambda r: r[:3])
     focus = tuple(r[3] for r in ranked[:focus_words])
+    if focus_words:
+        focus += tuple(besides)
     # "kolik telefonů": the thing counted is the question's focus however common it is; a window
     # that counts notebooks does not answer (no verb counts anything: "kolik vydělává")
     counted = counted_word([w.form for w in query.all_words], lang) if focus_words else None
@@ -1001,6 +1035,13 @@ def _numbered(text: str, sents: tuple[Sentence, ...], lang: str, need: Need) -> 
     return False
 
 
+def _aged_keys(surface: str, lang: str) -> tuple[str, ...]:
+    """The range keys of the years an adjective of age names ("desetiletý": v:10@rok), or
+    none (answer_types.aged)."""
+    years = aged(surface, lang)
+    return number_keys(years[0], unit_keys(years[1], lang)) if years else ()
+
+
 def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
     """The range keys of a question's whole number followed by a content word, its unit ("14
     hodin": v:14@hodina; rag.language.ranges), or none."""
@@ -1086,33 +1127,52 @@ def _names_a_part_of_day(need: Need) -> bool:
     return names_a_part_of_day(_lemmas(need), need.form)
 
 
-def _names_a_season(need: Need) -> bool:
-    return names_a_season(_lemmas(need), need.form)
-
-
-def _times_said(
+def _said_otherwise(
     text: str, lang: str, sents: tuple[Sentence, ...], needs: QuestionNeeds
-) -> list[frozenset[int]]:
-    """Per focus word, the sentences that say the time it names in other words: a season by two
-    months, a day of the week by a span of days ("úterý" in "Otevírací doba: pondělí až pátek
-    6:00–21:00"). The window ranking seeks them out and the verdict reads them, so that the
-    window chosen is the one judged (not a first sentence that names nothing of the question).
-    Not a part of the day by a clock time: most passages of a question for one hold some time,
-    and a window ranked by it would leave the sentence holding the question's other words."""
-    said = []
+) -> list[tuple[str, frozenset[int]]]:
+    """Per focus word, how and in which sentences a passage says what it names in other words: a
+    season by two months, a day of the week by a span of days ("úterý" in "Otevírací doba: pondělí
+    až pátek 6:00–21:00"), money by what it is ("peníze" in "jízdné vám vrátíme"). The window
+    ranking seeks them out and the verdict reads them, so that the window chosen is the one judged
+    (not a first sentence that names nothing of the question). Not a part of the day by a clock
+    time: most passages of a question for one hold some time, and a window ranked by it would
+    leave the sentence holding the question's other words."""
+    said: list[tuple[str, frozenset[int]]] = []
     for f in needs.focus:
-        if _names_a_season(f):
-            said.append(frozenset(j for j, s in enumerate(sents) if spans_months(s.keys)))
-        elif (day := named_day(_lemmas(f), lang)) is not None:
+        lemmas = _lemmas(f)
+        if names_a_season(lemmas, f.form):
             said.append(
-                frozenset(
-                    j
-                    for j, s in enumerate(sents)
-                    if day in spanned_days(text[s.start : s.end], lang)
+                ("months", frozenset(j for j, s in enumerate(sents) if spans_months(s.keys)))
+            )
+        elif (day := named_day(lemmas, lang)) is not None:
+            said.append(
+                (
+                    "days",
+                    frozenset(
+                        j
+                        for j, s in enumerate(sents)
+                        if day in spanned_days(text[s.start : s.end], lang)
+                    ),
+                )
+            )
+        elif names_money(lemmas, f.form) or names_paying(lemmas, f.form):
+            said.append(
+                (
+                    "money",
+                    frozenset(
+                        j
+                        for j, s in enumerate(sents)
+                        if speaks_of_money(
+                            text[s.start : s.end],
+                            s.keys,
+                            any(c == "amount" for c, _ in s.classes),
+                            lang,
+                        )
+                    ),
                 )
             )
         else:
-            said.append(frozenset())
+            said.append(("", frozenset()))
     return said
 
 
@@ -1163,6 +1223,10 @@ def _focus_matched(
 _DERIVED = 6
 
 
+# The key of a focus word's own bit in a _Plan: no sentence has a key of this form.
+_SAID_KEY = "=said:"
+
+
 class _Plan:
     """A question's needs as bit masks, built once per question: bit b stands for one key (or
     one derived beginning) the checks look for, so that a window's keys are an integer and
@@ -1173,6 +1237,7 @@ class _Plan:
         "beginnings",
         "required",
         "focus",
+        "said",
         "content",
         "keyset",
         "memo",
@@ -1194,11 +1259,17 @@ class _Plan:
         ]
         # focus while ranking windows: lemma, stem, a known word's prefix, a derived beginning
         self.focus = []
-        for f in needs.focus:
+        # a bit of each focus word's own, which no key sets: a sentence that says the word in
+        # other words (_said_otherwise) holds it (its keys' bits may be another need's too: the
+        # initials of a name and of the words around it)
+        self.said = []
+        for n, f in enumerate(needs.focus):
             mask = self._mask(f.keys, (f.prefixes if f.df > 0 else ()) + f.related + f.written)
             if len(f.form) >= _DERIVED:
                 mask |= self._beginning(f.form[:_DERIVED])
-            self.focus.append(mask)
+            said = self._bit(f"{_SAID_KEY}{n}")
+            self.said.append(said)
+            self.focus.append(mask | said)
         self.content = [
             (self._mask(keys, ()), self._mask((), tuple(k for k in keys if k[0] == "p")), weight)
             for _, keys, weight in needs.content
@@ -1391,8 +1462,8 @@ def assess(
     # word in the title ("jídelna" of "Provozní řád firemní jídelny").
     titled = plan.titled(heading)
     masks = [plan.keys_of(s) for s in sents]
-    said = _times_said(text, lang, sents, needs)
-    for bit, where in zip(plan.focus, said, strict=True):
+    said = _said_otherwise(text, lang, sents, needs)
+    for bit, (_, where) in zip(plan.said, said, strict=True):
         for j in where:
             masks[j] |= bit
     context = titled
@@ -1477,7 +1548,7 @@ def assess(
     beginnings = frozenset().union(*(s.beginnings for s in sents[i : j + 1]))
     focus = []
     timed = False  # a calendar time among the focus words the window lacks
-    for f, mask, where in zip(needs.focus, plan.focus, said, strict=True):
+    for f, mask, (otherwise, where) in zip(needs.focus, plan.focus, said, strict=True):
         by = None if f.surface in loose else _focus_matched(f, found, beginnings)
         if by is None and mask & titled:
             by = "title"
@@ -1494,8 +1565,9 @@ def assess(
             by = "time"
         if by is None and f.surface not in loose and any(i <= k <= j for k in where):
             # "v zimě" over "od listopadu do března": the months say the season; "v úterý" over
-            # "pondělí až pátek": the span holds the day (_times_said)
-            by = "months" if _names_a_season(f) else "days"
+            # "pondělí až pátek": the span holds the day; "peníze" over "jízdné vám vrátíme"
+            # (_said_otherwise)
+            by = otherwise
         focus.append({"word": f.surface, "df": f.df, "matched_by": by, "verb": f.verb})
         timed = timed or (by is None and _names_a_time(f))
     reason = None

@@ -70,18 +70,24 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from rag.language.answer_types import (
+    PERSON_TYPES,
     AnswerType,
+    aged,
     answer_type,
     asking_words,
     asks_through_a_shell,
     calendar_kin,
     frames_a_visit,
+    hypernym_keys,
     is_frame,
     is_name,
+    money_keys,
     named_day,
     names_a_part_of_day,
     names_a_season,
     names_a_time,
+    names_money,
+    names_paying,
     names_the_answer,
 )
 from rag.language.derivation import (
@@ -242,6 +248,11 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             params.focus_words,
         )
     lang = retrieval.query.lang
+    # a daughter asked for by name is not any child ("Jak se jmenuje dcera ...?"): a kinship
+    # noun's class counts where the question asks what may or must be done (answer_types)
+    classed = (needs.answer_type if needs is not None else _answer_type(retrieval)) not in (
+        PERSON_TYPES
+    )
     words = []
     # the calendar times that answer for the question's (answer_types.calendar_kin): full text
     # did not look for them, so a window holding one counts it as it counts a family it holds
@@ -263,6 +274,9 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
         # a calendar set's members ("víkendu": "v sobotu"), as the answerability stage reads them
         kin = calendar_kin([k[2:] for k in keys if k[0] == "l"], w.form)
+        # what is paid ("zaplatíte": "jízdné", "hradíme"), as the answerability stage reads it
+        if names_paying([k[2:] for k in w.keys if k[0] == "l"], w.form):
+            kin += money_keys(lang)
         keys += kin
         calendar.update(kin)
         if needs is not None:
@@ -273,7 +287,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # key holds: evidence where a candidate has the word, no lack where it has not
         # and so is a season by months ("v zimě": "od listopadu do března"), a day of the week
         # by a span of days ("úterý": "pondělí až pátek"; by the word's own lemmas, not those of
-        # its calendar set's members: "víkend" is held by "sobota" and "neděle" as keys)
+        # its calendar set's members: "víkend" is held by "sobota" and "neděle" as keys), and
+        # money by what it is ("peníze": "jízdné vám vrátíme")
         lemmas = [k[2:] for k in keys if k[0] == "l"]
         own = [k[2:] for k in (*w.keys, *retrieval.form_keys.get(w.form, [])) if k[0] == "l"]
         optional = (
@@ -281,6 +296,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             or names_a_part_of_day(lemmas, w.form)
             or names_a_season(own, w.form)
             or named_day(own, lang) is not None
+            # money itself ("peníze" is rarely a passage's own word, and any sum would be
+            # evidence of it); the paying of it is held by what is paid, as keys, above
+            or names_money(own, w.form)
+            # "desetiletý" is said by a range of years ("do 12 let"), which no key holds, and
+            # "syn" by a rule for children: no evidence of the question's subject either way
+            # (the answerability stage reads them)
+            or aged(w.surface, lang) is not None
+            or (classed and bool(hypernym_keys(own, w.form, lang)))
         )
         words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight, optional))
     counted = [w for w in words if not w.optional]
