@@ -15,9 +15,11 @@ ALLOWANCE = (
 
 
 def _values(text: str, lang: str = "cs", unit: str = "hodina") -> list[int]:
-    return sorted(
-        int(k[2:].split("@")[0]) for k in range_keys(text, lang) if k.endswith("@" + unit)
-    )
+    keys = range_keys(text, lang)
+    numbers = [k[2:].split("@")[0] for k in keys if k.endswith("@" + unit)]
+    # every range and bound holds its unit alone too
+    assert ("*" in numbers) is bool(numbers), keys[:5]
+    return sorted(int(n) for n in numbers if n != "*")
 
 
 @pytest.mark.parametrize(
@@ -41,6 +43,11 @@ def _values(text: str, lang: str = "cs", unit: str = "hodina") -> list[int]:
         ("na 7 a více dní", "cs", "den", list(range(7, 7 + MAX_SPAN))),  # after the number
         ("7 dní a více", "cs", "den", list(range(7, 7 + MAX_SPAN))),
         ("děti 3 roky a mladší", "cs", "rok", [0, 1, 2, 3]),
+        # numbers in words, as digits
+        ("Přijímáme děti od šesti let.", "cs", "rok", list(range(6, 6 + MAX_SPAN))),
+        ("děti od šesti do patnácti let", "cs", "rok", list(range(6, 16))),
+        ("děti mladší dvou let", "cs", "rok", [0, 1]),
+        ("Kinder unter drei Jahren", "de", "jahr", [0, 1, 2]),
     ],
 )
 def test_a_range_holds_its_numbers_in_its_unit(
@@ -66,6 +73,8 @@ def test_a_range_holds_its_numbers_in_its_unit(
         "12 a 18 hodin",  # "a" joins two numbers only after "mezi"
         "1990–2000",  # no unit
         "přijelo 30 lidí a více než polovina odjela",  # a comparison of its own
+        "od pondělí do pátku večer",  # words that are no numbers
+        "vstup do konce června",
     ],
 )
 def test_what_is_no_range_holds_nothing(text: str) -> None:
@@ -102,6 +111,32 @@ def test_a_question_for_a_number_in_a_unit_is_answered_by_the_row_whose_range_ho
 def test_a_number_no_range_of_its_unit_holds_is_required_and_missing(question: str) -> None:
     a = assess(ALLOWANCE, "cs", _needs(question), 2, True)
     assert not a.answers and a.reason in ("required", "absent"), a
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Smí do vířivky dítě, kterému je 14 let?",
+        "Může jít čtrnáctiletý syn do vířivky?",
+        "Může jít osmiletý syn do vířivky?",
+    ],
+)
+def test_a_question_whether_is_answered_by_the_limit_on_either_side(question: str) -> None:
+    # "do 12 let" says a fourteen-year-old may, as it says an eight-year-old may not
+    a = assess("Do vířivky nesmějí děti do 12 let.", "cs", _needs(question), 2, True)
+    assert a.answers, a.as_dict()
+
+
+def test_a_question_for_a_row_needs_the_row_that_holds_its_number() -> None:
+    # which price: the row of children up to 15 is not the price of a sixteen-year-old
+    a = assess(
+        "Vstupné je 80 Kč pro děti od 6 do 15 let.",
+        "cs",
+        _needs("Kolik zaplatí za vstup dítě, kterému je 16 let?"),
+        2,
+        True,
+    )
+    assert not a.answers and a.reason == "required", a.as_dict()
 
 
 def test_a_text_of_nothing_but_bounds_holds_a_bounded_number_of_keys() -> None:

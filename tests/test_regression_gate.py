@@ -314,7 +314,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 12/17, 0/6; koupaliste 19/27, 2/14; obec 27/28, 1/15; pojistovna 18/23, 3/12; sportklub
 # 34/37, 0/23; and, written after every change of the thirty-seventh round and measured before any
 # other: jidelna 13/19, 0/5; and at the thirty-eighth (with its four new cases): autobusy 17/24,
-# 0/12; autoskola 19/22, 2/13; koupaliste 21/28, 2/15; pojistovna 20/23, 4/13. One case of slack
+# 0/12; autoskola 19/22, 2/13; hasici 21/23, 1/11; koupaliste 21/28, 2/15; pojistovna 20/23,
+# 4/13. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -342,7 +343,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "zahradky": (18, 2),
     "studijni": (32, 4),
     "autobusy": (16, 1),
-    "hasici": (19, 2),
+    "hasici": (20, 2),
     "zpravodaj": (16, 2),
     "divadlo": (12, 3),
     "homeoffice": (13, 1),

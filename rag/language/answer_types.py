@@ -387,7 +387,8 @@ PAYING = _table(
     """zaplatit proplatit proplácet uhradit hradit vyplatit vyplácet zapłacić zaplatiť bezahlen
     erstatten заплатить оплатить pay refund"""
 )
-_PAYING: dict[str, frozenset[str]] = {
+# What money is, as a passage says it: a price, a sum, a currency, a payment and the paying.
+_PRICES_AND_PAYMENTS: dict[str, frozenset[str]] = {
     "cs": _table(
         """cena částka koruna kč euro platba platit zaplatit vyplatit vyplácet proplatit
         proplácet doplatit doplácet splatit splácet splátka výplata uhradit hradit úhrada
@@ -406,7 +407,7 @@ _PAYING: dict[str, frozenset[str]] = {
 }
 _MONEY_SAID = {
     lang: paying | _CHARGES.get(lang, frozenset()) | _EARNING.get(lang, frozenset())
-    for lang, paying in _PAYING.items()
+    for lang, paying in _PRICES_AND_PAYMENTS.items()
 }
 # Czech names a fee by a neuter adjective made a noun, which the dictionary lists as a word of its
 # own in -né after a consonant (jízdné, vstupné, nájemné, kurzovné, školné, výživné), where an
@@ -439,8 +440,9 @@ def fee_noun(surface: str) -> bool:
 
 def speaks_of_money(text: str, keys: Iterable[str], amount: bool, lang: str) -> bool:
     """Whether a sentence says money in what it is: a sum in a currency (``amount``, its token
-    class), a price, a payment, a fee or a wage, by a lemma key (``l:cena``) of :data:`_PAYING`,
-    :data:`_CHARGES` or :data:`_EARNING`, or a Czech fee's name (:func:`fee_noun`)."""
+    class), a price, a payment, a fee or a wage, by a lemma key (``l:cena``) of
+    :data:`_PRICES_AND_PAYMENTS`, :data:`_CHARGES` or :data:`_EARNING`, or a Czech fee's name
+    (:func:`fee_noun`)."""
     if amount:
         return True
     said = _MONEY_SAID.get(lang, frozenset())
@@ -650,8 +652,8 @@ def number_values(text: str, lang: str) -> list[tuple[str, int]]:
 # ("osmdesát=80"), and ordinals ("2. světová válka" is "druhá světová válka"); "second" is a
 # unit of time as well.
 _VALUED_WORDS: dict[str, str] = {
-    "cs": """dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct
-        dvacet=20 třicet=30 čtyřicet=40 padesát=50 šedesát=60 sedmdesát=70 osmdesát=80
+    "cs": """dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct třináct čtrnáct
+        patnáct šestnáct sedmnáct osmnáct devatenáct dvacet=20 třicet=30 čtyřicet=40 padesát=50 šedesát=60 sedmdesát=70 osmdesát=80
         devadesát=90 sto=100
         první:1 druhý:2 třetí:3 čtvrtý:4 pátý:5 šestý:6 sedmý:7 osmý:8 devátý:9 desátý:10
         jedenáctý:11 dvanáctý:12 třináctý:13 čtrnáctý:14 patnáctý:15 šestnáctý:16

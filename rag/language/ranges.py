@@ -17,7 +17,13 @@ it.
 The ranges read: "12–18 hodin" (any dash), "12 až 18 hodin", "od 12 do 18 hodin", "mezi 12 a 18
 hodinami", and the same in German ("12 bis 18 Stunden", "von 12 bis 18", "zwischen 12 und 18")
 and Russian ("от 12 до 18 часов", "с 12 по 18", "между 12 и 18"). A number that is part of a
-time, a date or a decimal ("7:00–9:30", "1.–3.", "2,5–3") starts or ends no range.
+time, a date or a decimal ("7:00–9:30", "1.–3.", "2,5–3") starts or ends no range. A number in
+words bounds a range as its digits do ("od šesti let").
+
+A question whether something may be done is answered by the limit whichever side of it the
+number lies ("Může jít čtrnáctiletý syn do vířivky?" over "Do vířivky nesmějí děti do 12 let":
+yes), so every range and bound also holds a key of its unit alone (``v:*@rok``,
+:func:`any_number_keys`), which such a question asks for beside its number's.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from rag.language.answer_types import names_a_unit_of_time, names_an_hour
+from rag.language.answer_types import cardinal_value, names_a_unit_of_time, names_an_hour
 from rag.language.keys import analyze_word
 
 MAX_SPAN = 100  # numbers a range may hold, its ends included, less one
@@ -34,9 +40,11 @@ MAX_SPAN = 100  # numbers a range may hold, its ends included, less one
 MAX_KEYS = 2000
 VALUE_KEY = "v:"  # a number in a unit, as a key: v:14@hodina
 RANGE_MARK = "@"  # between the number and its unit
+ANY_NUMBER = "*"  # in place of the number: any range or bound of the unit (v:*@rok)
 
-# A whole number that is not part of a time, date, decimal or longer number.
-_NUM = r"(?<![\w.,:/])(?P<{}>\d{{1,5}})(?![\w:/]|[.,]\d)"
+# A whole number that is not part of a time, date, decimal or longer number, or a word that may
+# be a number's ("od šesti let": :func:`_value` reads it).
+_NUM = r"(?<![\w.,:/])(?P<{}>\d{{1,5}}|[^\W\d_]{{3,}})(?![\w:/]|[.,]\d)"
 _DASH = r"\s*[-‐‑‒–—]\s*"
 # Which words may join the two numbers after which word before the first (None: no word).
 _JOINS: dict[str | None, frozenset[str]] = {
@@ -120,6 +128,16 @@ _TRAILING = re.compile(
 )
 
 
+def _value(number: str, lang: str) -> int | None:
+    """A number's value: its digits, or a cardinal numeral's ("šesti": 6, "patnácti": 15), or
+    None for any other word."""
+    if number.isdigit():
+        return int(number)
+    token = analyze_word(number, lang)
+    value = cardinal_value(token.lemmas, lang) if token is not None else None
+    return int(value) if value is not None else None
+
+
 def _a_span_of_time(word: str, lang: str) -> bool:
     token = analyze_word(word, lang)
     return (
@@ -143,6 +161,11 @@ def number_keys(value: int, unit: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{VALUE_KEY}{value}{RANGE_MARK}{u}" for u in unit)
 
 
+def any_number_keys(unit: tuple[str, ...]) -> tuple[str, ...]:
+    """The keys of a unit's range or bound whatever it holds (``v:*@rok``)."""
+    return tuple(f"{VALUE_KEY}{ANY_NUMBER}{RANGE_MARK}{u}" for u in unit)
+
+
 def range_keys(text: str, lang: str) -> tuple[str, ...]:
     """The keys of every number that a range or a bound of ``text`` holds, with its unit (at
     most :data:`MAX_KEYS`, the first ones read)."""
@@ -150,6 +173,7 @@ def range_keys(text: str, lang: str) -> tuple[str, ...]:
     for values, unit in _held(text, lang):
         if not unit:
             continue  # a function word after the number ("od 6 do 15 let": "6 do")
+        out.update(dict.fromkeys(any_number_keys(unit)))
         for value in values:
             out.update(dict.fromkeys(number_keys(value, unit)))
             if len(out) >= MAX_KEYS:
@@ -168,15 +192,17 @@ def _held(text: str, lang: str) -> Iterator[tuple[range, tuple[str, ...]]]:
         # "až" and "bis" join two numbers whatever word comes before ("od 5 až 12" too)
         if not dashed and join not in _JOINS.get(lead, frozenset()) | _JOINS[None]:
             continue
-        low, high = int(m.group("low")), int(m.group("high"))
-        if not 0 < high - low <= MAX_SPAN:
+        low, high = _value(m.group("low"), lang), _value(m.group("high"), lang)
+        if low is None or high is None or not 0 < high - low <= MAX_SPAN:
             continue
         spans.append(m.span())
         yield range(low, high + 1), unit_keys(m.group("unit"), lang)
     for m in _BOUND.finditer(text):
         if any(start <= m.start("n") < end for start, end in spans):
             continue
-        n = int(m.group("n"))
+        n = _value(m.group("n"), lang)
+        if n is None:
+            continue
         strict, below = _BOUNDS[" ".join(m.group("bound").lower().split())]
         if not strict and not _a_span_of_time(m.group("unit"), lang):
             continue
@@ -186,7 +212,9 @@ def _held(text: str, lang: str) -> Iterator[tuple[range, tuple[str, ...]]]:
             values = range(n + strict, n + strict + MAX_SPAN)
         yield values, unit_keys(m.group("unit"), lang)
     for m in _TRAILING.finditer(text):
-        n = int(m.group("n"))
+        n = _value(m.group("n"), lang)
+        if n is None:
+            continue
         below = _AFTER[" ".join((m.group("bound") or m.group("bound2")).lower().split())]
         values = range(max(0, n - MAX_SPAN), n + 1) if below else range(n, n + MAX_SPAN)
         yield values, unit_keys(m.group("unit") or m.group("unit2"), lang)

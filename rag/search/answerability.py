@@ -126,7 +126,7 @@ from rag.language.names import (
 )
 from rag.language.question_classes import asks_for_something, definitional
 from rag.language.question_keys import QueryKeys, QueryWord
-from rag.language.ranges import number_keys, range_keys, unit_keys
+from rag.language.ranges import any_number_keys, number_keys, range_keys, unit_keys
 from rag.language.register import event_families, written_keys
 from rag.search import stored_analysis
 
@@ -136,6 +136,9 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 54: a range or a bound of numbers in words holds its numbers as one in digits does ("od šesti
+# let"), and every range a key of its unit alone (v:*@rok: rag.language.ranges); the Czech
+# cardinals 13 to 19 have their values;
 # 53: a capitalized word in "-ové" / "-ovou" the dictionary lacks keeps its own form beside
 # the woman's name it may be ("Dárkové": dárkové, Dárková; rag.language.lemmas);
 # 52: a verb in před- holds its root without "před", no longer without "pře" (předplatit:
@@ -208,7 +211,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 53
+ANALYSIS_VERSION = 54
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,6 +496,9 @@ def question_needs(
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
     asking = interrogative_forms(lang)
+    # a question whether ("Může jít čtrnáctiletý syn do vířivky?"): any limit of its number's
+    # unit answers it, whichever side of it the number lies (rag.language.ranges)
+    whether = kind is None and not asks_for_something(forms, lang)
     accented = not all(w.surface.isascii() for w in query.all_words)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
@@ -541,14 +547,15 @@ def question_needs(
                     df,
                     "number",
                     valued=True,
-                    related=_aged_keys(w.surface, lang),  # "10letý": "děti do 12 let"
+                    # "10letý": "děti do 12 let"
+                    related=_aged_keys(w.surface, lang, whether),
                 )
             )
         elif is_number(w.surface):
             valued = tuple(k for k in values.get(w.surface, ()) if k not in keys)
             # "na cestě 14 hodin": a window's range in that unit holds it ("12 až 18 hodin");
             # then only a window can tell that it is absent
-            ranged = _measured(w.surface, query, position.get(w.form, i))
+            ranged = _measured(w.surface, query, position.get(w.form, i), whether)
             required.append(
                 Need(
                     w.surface,
@@ -614,7 +621,7 @@ def question_needs(
                 # "syn": a window's "děti", unless the question asks who he is (a child is
                 # not the son); "desetiletý": its "do 12 let" (answer_types.aged)
                 + (hypernym_keys(word_lemmas, w.form, lang) if kind not in PERSON_TYPES else ())
-                + _aged_keys(w.surface, lang),
+                + _aged_keys(w.surface, lang, whether),
                 written=said,
             )
             if (
@@ -1035,16 +1042,21 @@ def _numbered(text: str, sents: tuple[Sentence, ...], lang: str, need: Need) -> 
     return False
 
 
-def _aged_keys(surface: str, lang: str) -> tuple[str, ...]:
-    """The range keys of the years an adjective of age names ("desetiletý": v:10@rok), or
-    none (answer_types.aged)."""
+def _aged_keys(surface: str, lang: str, limit: bool) -> tuple[str, ...]:
+    """The range keys of the years an adjective of age names ("desetiletý": v:10@rok), and
+    where ``limit`` (a question whether it may be done), those of any range of years; or none
+    (answer_types.aged)."""
     years = aged(surface, lang)
-    return number_keys(years[0], unit_keys(years[1], lang)) if years else ()
+    if years is None:
+        return ()
+    unit = unit_keys(years[1], lang)
+    return number_keys(years[0], unit) + (any_number_keys(unit) if limit else ())
 
 
-def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
+def _measured(surface: str, query: QueryKeys, at: int, limit: bool) -> tuple[str, ...]:
     """The range keys of a question's whole number followed by a content word, its unit ("14
-    hodin": v:14@hodina; rag.language.ranges), or none."""
+    hodin": v:14@hodina; rag.language.ranges), and where ``limit`` (a question whether it may
+    be done) those of any range in the unit; or none."""
     words = query.all_words
     if not surface.isdigit() or len(surface) > 5 or at + 1 >= len(words):
         return ()
@@ -1055,7 +1067,8 @@ def _measured(surface: str, query: QueryKeys, at: int) -> tuple[str, ...]:
     lemmas = [k[2:] for k in unit.keys if k[0] == "l"]
     if _a_verb(unit.surface, lemmas, lang) or (lang == "de" and not unit.surface[:1].isupper()):
         return ()
-    return number_keys(int(surface), unit_keys(unit.surface, lang))
+    unit_of = unit_keys(unit.surface, lang)
+    return number_keys(int(surface), unit_of) + (any_number_keys(unit_of) if limit else ())
 
 
 def _a_verb(surface: str, lemmas: Sequence[str], lang: str) -> bool:
