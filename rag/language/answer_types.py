@@ -426,12 +426,18 @@ def names_paying(lemmas: Iterable[str], form: str) -> bool:
     return _among(PAYING, lemmas, form)
 
 
+_MONEY_KEYS = {
+    lang: tuple(sorted(f"l:{word}" for word in said)) for lang, said in _MONEY_SAID.items()
+}
+
+
 def money_keys(lang: str) -> tuple[str, ...]:
     """The lemma keys by which a passage says money (:func:`speaks_of_money` without its sums
     and fees' names, which are no keys)."""
-    return tuple(sorted(f"l:{word}" for word in _MONEY_SAID.get(lang, ())))
+    return _MONEY_KEYS.get(lang, ())
 
 
+@lru_cache(maxsize=4096)
 def fee_noun(surface: str) -> bool:
     """Whether a Czech word is the name of a fee ("jízdného": jízdné)."""
     lemma = lemma_candidates(surface.lower(), "cs", False)[0]

@@ -596,6 +596,10 @@ def question_needs(
             # it counts in the chunk's words as every content word does
             pass
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
+            # "syn": a window's "děti", unless the question asks who he is (a child is not the
+            # son); "desetiletý": its "do 12 let" (answer_types.aged)
+            kin = hypernym_keys(word_lemmas, w.form, lang) if kind not in PERSON_TYPES else ()
+            years = _aged_keys(w.surface, lang, whether)
             verb = _a_verb(w.surface, word_lemmas, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
             predicate = verb and (lang != "de" or w.surface[:1].islower())
@@ -618,17 +622,15 @@ def question_needs(
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
                 + calendar_kin(word_lemmas, w.form)
-                # "syn": a window's "děti", unless the question asks who he is (a child is
-                # not the son); "desetiletý": its "do 12 let" (answer_types.aged)
-                + (hypernym_keys(word_lemmas, w.form, lang) if kind not in PERSON_TYPES else ())
-                + _aged_keys(w.surface, lang, whether),
+                + kin
+                + years,
                 written=said,
             )
             if (
-                names_money(word_lemmas, w.form)
+                kin
+                or years
+                or names_money(word_lemmas, w.form)
                 or names_paying(word_lemmas, w.form)
-                or (kind not in PERSON_TYPES and hypernym_keys(word_lemmas, w.form, lang))
-                or aged(w.surface, lang)
             ):
                 # "Vrátíte mi peníze za zkoušku, když ji nesložím?", "Může šestiletá dcera do
                 # sauny?": money is said by every price and fee (_said_otherwise), a daughter by
@@ -1153,39 +1155,22 @@ def _said_otherwise(
     said: list[tuple[str, frozenset[int]]] = []
     for f in needs.focus:
         lemmas = _lemmas(f)
+        says: Callable[[Sentence], bool] | None = None
         if names_a_season(lemmas, f.form):
-            said.append(
-                ("months", frozenset(j for j, s in enumerate(sents) if spans_months(s.keys)))
-            )
+            how, says = "months", lambda s: spans_months(s.keys)
         elif (day := named_day(lemmas, lang)) is not None:
-            said.append(
-                (
-                    "days",
-                    frozenset(
-                        j
-                        for j, s in enumerate(sents)
-                        if day in spanned_days(text[s.start : s.end], lang)
-                    ),
-                )
-            )
+            how, says = "days", lambda s, day=day: day in spanned_days(text[s.start : s.end], lang)
         elif names_money(lemmas, f.form) or names_paying(lemmas, f.form):
-            said.append(
-                (
-                    "money",
-                    frozenset(
-                        j
-                        for j, s in enumerate(sents)
-                        if speaks_of_money(
-                            text[s.start : s.end],
-                            s.keys,
-                            any(c == "amount" for c, _ in s.classes),
-                            lang,
-                        )
-                    ),
-                )
+            how, says = (
+                "money",
+                lambda s: speaks_of_money(
+                    text[s.start : s.end], s.keys, any(c == "amount" for c, _ in s.classes), lang
+                ),
             )
-        else:
+        if says is None:
             said.append(("", frozenset()))
+        else:
+            said.append((how, frozenset(j for j, s in enumerate(sents) if says(s))))
     return said
 
 
