@@ -6,6 +6,7 @@ import pytest
 
 from rag.language.answer_types import (
     aged,
+    asks_for_a_rule,
     combined_number,
     fee_noun,
     hypernym_keys,
@@ -1432,6 +1433,58 @@ def test_adjectives_of_age_and_kinship_classes() -> None:
     # a Russian son, transliterated, is no Czech one: each language its own table
     assert hypernym_keys(["syn"], "syn", "ru") == ("l:rebenok",)
     assert hypernym_keys(["dite"], "dite", "cs") == ()  # not the other way
+    # a relative's family only where a rule is asked for (answerability: asks_for_a_rule)
+    assert hypernym_keys(["manzelka"], "manzelce", "cs") == ()
+    assert hypernym_keys(["manzelka"], "manzelce", "cs", True) == (
+        "l:rodina",
+        "l:rodinny",
+        "l:pribuzny",
+    )
+    assert hypernym_keys(["syn"], "syna", "cs", True)[0] == "l:dite"
+    assert asks_for_a_rule(["smet", "pujcit"], "cs") and asks_for_a_rule(["durfen"], "de")
+    assert not asks_for_a_rule(["byt", "otec"], "cs")
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "held"),
+    [
+        # a rule asked for: what holds for the family holds for a wife, a brother, a son
+        ("Smím půjčit služební notebook manželce?", "Notebook se nesmí půjčovat rodině.", True),
+        (
+            "Může bratr používat můj notebook?",
+            "Notebook nesmějí používat rodinní příslušníci.",
+            True,
+        ),
+        (
+            "Darf mein Bruder den Laptop benutzen?",
+            "Den Laptop darf die Familie nicht benutzen.",
+            True,
+        ),
+        # a statement about one person's relatives is no rule for families
+        ("Jan Novák je otec tří dětí.", "Jan Novák žije s rodinou v Brně a má tři děti.", False),
+        ("Bratr starosty vede firmu.", "Rodina starosty vlastní firmu v Brně.", False),
+    ],
+)
+def test_a_relative_is_held_by_a_rule_for_the_family_where_a_rule_is_asked_for(
+    question: str, text: str, held: bool
+) -> None:
+    lang = "de" if question.startswith("Darf") else "cs"
+    a = assess(text, lang, _needs(question, lang), 2, True)
+    relatives = [
+        f for f in a.focus if f["word"] in ("manželce", "bratr", "Bruder", "otec", "Bratr")
+    ]
+    assert relatives and all((f["matched_by"] == "class") is held for f in relatives), a.as_dict()
+
+
+def test_no_vector_stands_in_beside_a_relative_held_by_a_rule_for_the_family() -> None:
+    # the wife is held by the notebook's rule for the family; a vector standing in for the
+    # mobile phone as well would answer from a rule about something else
+    needs = _needs("Může manželka používat můj služební mobil?", "cs", absent=("mobil",))
+    a = assess(
+        "Služební notebook smí používat jen zaměstnanec, ne členové rodiny.", "cs", needs, 2, True
+    )
+    assert {f["word"]: f["matched_by"] for f in a.focus}["manželka"] == "class", a.as_dict()
+    assert a.reason == "focus" and not a.paraphrase, a.as_dict()
 
 
 def test_a_vector_may_stand_in_for_other_focus_words() -> None:

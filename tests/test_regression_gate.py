@@ -315,12 +315,13 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 34/37, 0/23; and, written after every change of the thirty-seventh round and measured before any
 # other: jidelna 13/19, 0/5; and at the thirty-eighth (with its four new cases): autobusy 17/24,
 # 0/12; autoskola 19/22, 2/13; hasici 21/23, 1/11; koupaliste 21/28, 2/15; pojistovna 20/23,
-# 4/13. One case of slack
+# 4/13; and at the thirty-ninth (with homeoffice's three new cases): heldout 36/40, 5/40;
+# homeoffice 16/18, 0/8. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (41, 4),
-    "heldout": (34, 6),
+    "heldout": (35, 6),
     "druzstvo": (16, 1),
     "knihovna": (22, 2),
     "sportklub": (33, 1),
@@ -346,7 +347,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "hasici": (20, 2),
     "zpravodaj": (16, 2),
     "divadlo": (12, 3),
-    "homeoffice": (13, 1),
+    "homeoffice": (15, 1),
     "kadernictvi": (11, 1),
     "jidelna": (12, 1),
 }

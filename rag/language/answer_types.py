@@ -1214,9 +1214,13 @@ def calendar_kin(lemmas: Iterable[str], form: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-# A kinship noun of one person and the class the documents' rules name instead: a son is a
+# A kinship noun of one person and the classes the documents' rules name instead: a son is a
 # child, so a rule for children holds for him ("Může jít desetiletý syn do vířivky?" over "Do
 # vířivky nesmějí děti do 12 let"). One way only: a rule for a son says nothing of all children.
+# A boy or a girl is a child, and nobody's relative by that word. Every relative is one of the
+# family, but what holds for the family holds for a relative only where a rule is asked for
+# ("Smím půjčit notebook manželce?" over "nesmí se půjčovat rodině"): a statement about one
+# person's relatives ("X je otec dvou dětí") is not one about families.
 _HYPERNYMS: dict[str, dict[str, str]] = {
     "cs": dict.fromkeys(
         ("syn", "dcera", "vnuk", "vnučka", "chlapec", "dívka", "kluk", "holka"), "dítě"
@@ -1225,18 +1229,66 @@ _HYPERNYMS: dict[str, dict[str, str]] = {
     "ru": dict.fromkeys(("сын", "дочь", "внук", "внучка"), "ребёнок"),
     "en": dict.fromkeys(("son", "daughter", "grandson", "granddaughter"), "child"),
 }
+# the relatives of :data:`_HYPERNYMS`' family classes, and those classes, per language
+_FAMILY: dict[str, tuple[str, str]] = {
+    "cs": (
+        """syn dcera vnuk vnučka manžel manželka bratr brácha sestra ségra matka máma maminka
+        otec táta tatínek babička děda dědeček teta strýc bratranec sestřenice tchán tchyně
+        švagr švagrová""",
+        "rodina rodinný příbuzný",
+    ),
+    "de": (
+        """sohn tochter enkel enkelin ehefrau ehemann bruder schwester mutter vater großmutter
+        großvater oma opa onkel tante""",
+        "familie angehörige",
+    ),
+    "ru": (
+        "сын дочь внук внучка жена муж брат сестра мать мама отец папа бабушка дедушка дядя тётя",
+        "семья родственник",
+    ),
+    "en": (
+        """son daughter grandson granddaughter wife husband brother sister mother father
+        grandmother grandfather uncle aunt""",
+        "family relative",
+    ),
+}
 # per language: Russian keys are transliterated, and "сын" is spelled as Czech "syn"
-_HYPERNYM_KEYS = {
-    lang: {form_of(word): f"l:{form_of(whole)}" for word, whole in table.items()}
+_HYPERNYM_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
+    lang: {form_of(word): (f"l:{form_of(whole)}",) for word, whole in table.items()}
     for lang, table in _HYPERNYMS.items()
+}
+_FAMILY_KEYS = {
+    lang: dict.fromkeys(
+        map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
+    )
+    for lang, (members, classes) in _FAMILY.items()
+}
+# the verbs and predicatives of a rule asked for: what may, can or must be done
+_MAY_OR_MUST = {
+    "cs": _table("moci smět muset lze"),
+    "de": _table("dürfen können müssen"),
+    "ru": _table("мочь можно нельзя должен"),
+    "en": _table("can may must allowed"),
 }
 
 
-def hypernym_keys(lemmas: Iterable[str], form: str, lang: str) -> tuple[str, ...]:
-    """The lemma key of the class a question's word is one of (:data:`_HYPERNYMS`), by its
-    unaccented form or a lemma; () for any other word."""
-    table = _HYPERNYM_KEYS.get(lang, {})
-    return tuple(dict.fromkeys(table[w] for w in (form, *lemmas) if w in table))
+def asks_for_a_rule(lemmas: Iterable[str], lang: str) -> bool:
+    """Whether a question's words (their lemmas) ask what may, can or must be done."""
+    table = _MAY_OR_MUST.get(lang, frozenset())
+    return any(lemma in table for lemma in lemmas)
+
+
+def hypernym_keys(
+    lemmas: Iterable[str], form: str, lang: str, rule: bool = False
+) -> tuple[str, ...]:
+    """The lemma keys of the classes a question's word is one of (:data:`_HYPERNYMS`), by its
+    unaccented form or a lemma, and in a question for a rule (``rule``, :func:`asks_for_a_rule`)
+    a relative's family (:data:`_FAMILY`); () for any other word."""
+    tables: list[dict[str, tuple[str, ...]]] = [_HYPERNYM_KEYS.get(lang, {})]
+    if rule:
+        tables.append(_FAMILY_KEYS.get(lang, {}))
+    words = (form, *lemmas)
+    return tuple(dict.fromkeys(k for t in tables for w in words if w in t for k in t[w]))
 
 
 # The parts of the day among them: a clock time says which part of the day it is ("do 22 hodin"

@@ -59,6 +59,7 @@ from rag.language.answer_types import (
     answer_token,
     answer_type,
     asked_units,
+    asks_for_a_rule,
     asks_through_a_shell,
     calendar_kin,
     counted_word,
@@ -416,6 +417,9 @@ class Need:
     # a whole number right after a name is part of it, its version or member ("Skladník 3",
     # "Praha 6"), held only right after the name: the name's lemma keys (:func:`_designated`)
     designates: tuple[str, ...] = ()
+    # the lemma keys of the classes a kinship noun is one of ("syn": "l:dite"): a rule for the
+    # class holds for it (answer_types.hypernym_keys)
+    classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,6 +503,9 @@ def question_needs(
     # a question whether ("Může jít čtrnáctiletý syn do vířivky?"): any limit of its number's
     # unit answers it, whichever side of it the number lies (rag.language.ranges)
     whether = kind is None and not asks_for_something(forms, lang)
+    # a question for a rule ("Smím půjčit notebook manželce?"): a rule for the family holds
+    # for a relative (answer_types.hypernym_keys)
+    rule = asks_for_a_rule(lemmas, lang)
     accented = not all(w.surface.isascii() for w in query.all_words)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
@@ -598,7 +605,7 @@ def question_needs(
         elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
             # "syn": a window's "děti", unless the question asks who he is (a child is not the
             # son); "desetiletý": its "do 12 let" (answer_types.aged)
-            kin = hypernym_keys(word_lemmas, w.form, lang) if kind not in PERSON_TYPES else ()
+            kin = hypernym_keys(word_lemmas, w.form, lang, rule) if kind not in PERSON_TYPES else ()
             years = _aged_keys(w.surface, lang, whether)
             verb = _a_verb(w.surface, word_lemmas, lang)
             prefixes = tuple(k for k in w.keys if k[0] == "p")
@@ -622,9 +629,9 @@ def question_needs(
                 + relational_keys(w.surface, prefixes, df, lang)
                 # "víkendu": a window's "v sobotu" (answer_types.calendar_kin)
                 + calendar_kin(word_lemmas, w.form)
-                + kin
                 + years,
                 written=said,
+                classes=kin,
             )
             if (
                 kin
@@ -795,7 +802,7 @@ def _phrases(
     def keys_of(w: QueryWord) -> set[str]:
         keys = {*w.keys, *form_keys.get(w.form, []), *families(w.surface, lang)}
         if w.surface in own:
-            keys.update(own[w.surface].related + own[w.surface].written)
+            keys.update(own[w.surface].related + own[w.surface].written + own[w.surface].classes)
         return keys
 
     keyed = [(w.form, keys_of(w)) for w in query.words]
@@ -1215,6 +1222,8 @@ def _focus_matched(
         return "family"
     if by is None and any(k in found for k in need.written):
         return "spoken"
+    if by is None and any(k in found for k in need.classes):
+        return "class"
     return by
 
 
@@ -1262,7 +1271,9 @@ class _Plan:
         # initials of a name and of the words around it)
         self.said = []
         for n, f in enumerate(needs.focus):
-            mask = self._mask(f.keys, (f.prefixes if f.df > 0 else ()) + f.related + f.written)
+            mask = self._mask(
+                f.keys, (f.prefixes if f.df > 0 else ()) + f.related + f.written + f.classes
+            )
             if len(f.form) >= _DERIVED:
                 mask |= self._beginning(f.form[:_DERIVED])
             said = self._bit(f"{_SAID_KEY}{n}")
@@ -1626,6 +1637,10 @@ def assess(
     relation = reason == "focus" and any(
         f["matched_by"] is None and f["word"] in needs.relations for f in focus
     )
+    # a relative held by a rule for the family ("manželka": "členové rodiny") is one step from
+    # the question's words already; a vector standing in for what the rule is about as well
+    # ("Může manželka používat můj firemní mobil?" over the rule for the notebook) is a second
+    classed = any(f["matched_by"] == "class" for f in focus)
     return Answerability(
         (sents[i].start, sents[j].end),
         reason is None,
@@ -1635,7 +1650,11 @@ def assess(
         # v pondělí?") is answered by the times a passage names instead. Nor for whom a thing
         # is meant, where the passage means it for another, nor for what the person asked for
         # does.
-        reason == "focus" and not (timed and needs.asks_for) and not restricted and not relation,
+        reason == "focus"
+        and not (timed and needs.asks_for)
+        and not restricted
+        and not relation
+        and not classed,
         reason,
         needs.answer_type,
         type_token,

@@ -75,6 +75,7 @@ from rag.language.answer_types import (
     aged,
     answer_type,
     asking_words,
+    asks_for_a_rule,
     asks_through_a_shell,
     calendar_kin,
     frames_a_visit,
@@ -253,6 +254,10 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     classed = (needs.answer_type if needs is not None else _answer_type(retrieval)) not in (
         PERSON_TYPES
     )
+    # and a relative's family where it asks for a rule ("Smím půjčit notebook manželce?")
+    for_a_rule = asks_for_a_rule(
+        [k[2:] for w in retrieval.query.all_words for k in w.keys if k[0] == "l"], lang
+    )
     words = []
     # the calendar times that answer for the question's (answer_types.calendar_kin): full text
     # did not look for them, so a window holding one counts it as it counts a family it holds
@@ -303,7 +308,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             # "syn" by a rule for children: no evidence of the question's subject either way
             # (the answerability stage reads them)
             or aged(w.surface, lang) is not None
-            or (classed and bool(hypernym_keys(own, w.form, lang)))
+            or (classed and bool(hypernym_keys(own, w.form, lang, for_a_rule)))
         )
         words.append(Word(w.surface, tuple(keys), df, df <= rare_limit, weight, optional))
     counted = [w for w in words if not w.optional]
