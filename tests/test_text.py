@@ -515,6 +515,18 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
             ["Preis", "Medaille", "erhalten"],
         ),
         ("ru", "Кто такой Пушкин и где он жил?", ["Пушкин", "жил"]),
+        # conjunctions and connective adverbs join what a question says
+        (
+            "cs",
+            "Proč zavřeli most, ačkoli byl opravený, a proto jezdí objížďka?",
+            ["zavřeli", "most", "opravený", "jezdí", "objížďka"],
+        ),
+        (
+            "de",
+            "Wer regierte, während der Krieg dauerte, obwohl er krank war?",
+            ["regierte", "Krieg", "dauerte", "krank"],
+        ),
+        ("ru", "Почему закрыли мост, поскольку он старый?", ["закрыли", "мост", "старый"]),
         (
             "en",
             "Who is the mayor of Prague and when was he elected?",

@@ -21,7 +21,11 @@ award the question has named or implies, never for the word), the possessives in
 ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which unaccented are the
 adjectives úplné, částečné and poměrné). "aby" and "kdyby" are listed in
 every person ("abych", "kdybychom"), since the conditional's clitic is written into the
-conjunction. So is the emphatic pronoun "sám" ("Můžu na věž sám?"): it says who, as a
+conjunction. Every conjunction is listed, subordinating ("protože", "ačkoli", "zatímco", "jakmile";
+German "weil", "obwohl", "nachdem"; Russian "потому", "поскольку") and coordinating ("avšak",
+"jenže"; "sondern", "jedoch"; "однако", "зато"), with the connective adverbs that do a
+conjunction's work ("proto", "tudíž", "nicméně"; "deshalb", "trotzdem"; "поэтому"): they join
+what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na věž sám?"): it says who, as a
 pronoun does. Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
@@ -83,6 +87,8 @@ vždycky tedy totiž vlastně skoro téměř zhruba přibližně
 nijak nikde nikdy nikam odnikud někde někam odněkud jinak jinde jindy všude
 ohledně uvnitř vně okolo vedle naproti oproti vůči včetně dle skrz prostřednictvím
 zčásti zcela naprosto docela příliš dříve dřív předtím
+ačkoli ačkoliv přestože třebaže jelikož protože neboť poněvadž zatímco jestliže aniž dokud jakmile
+kdežto avšak nicméně jenže tudíž proto zdali
 """
 
 _SK = """
@@ -141,6 +147,8 @@ nicht auch noch schon nur sehr so da hier dort gibt viele viel
 zuerst insgesamt etwa ungefähr rund schätzungsweise statt überhaupt typischerweise normalerweise
 manche mancher manchen manchem manches weitere weiteren weiterer weiteres
 dabei dafür dagegen daher dahin damit danach daran darauf daraus darin darüber davon dazu
+obwohl weil während falls sobald solange bevor nachdem sondern jedoch deshalb darum trotzdem also
+zwar sowie sowohl weder denn
 bitte
 """
 
@@ -170,6 +178,7 @@ _RU = """
 не ни же бы уже ещё еще только очень так там тут здесь
 да нет тоже также даже лишь почти именно вообще снова опять вновь впервые
 теперь сейчас тогда потом затем сначала пока хотя либо
+потому поэтому поскольку ибо однако зато причём причем притом
 пожалуйста скажи скажите
 """
 
