@@ -167,7 +167,11 @@ def test_the_interrogative_sets_the_answer_type(lang: str, question: str, expect
         ("pl", "kosztuje", True),
         ("de", "bedeutet", True),
         ("de", "Fabrik", False),
+        # every modal frames a question, as "können" and "müssen" do
+        ("de", "sollte", True),
+        ("de", "möchte", True),
         ("ru", "означает", True),
+        ("ru", "надо", True),
         ("en", "made", True),
         ("en", "invoice", False),
     ],

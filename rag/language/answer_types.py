@@ -112,10 +112,10 @@ _FRAMES: dict[str, str] = {
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
         musieć chcieć potrzebować wiedzieć powiedzieć dostać otrzymać dać odbywać""",
     "de": """sein haben machen heißen bedeuten existieren funktionieren kosten finden können
-        müssen dürfen wollen brauchen wissen sagen bekommen erhalten geben geschehen
+        müssen dürfen wollen sollen mögen brauchen wissen sagen bekommen erhalten geben geschehen
         stattfinden passieren tun""",
     "ru": """быть иметь делать сделать называться называть означать существовать работать
-        стоить найти мочь должен хотеть нужно знать сказать получить дать происходить""",
+        стоить найти мочь должен хотеть нужно надо знать сказать получить дать происходить""",
     "en": """be have make do call name mean exist work cost find get give happen take
         know say tell need want called named""",
 }
