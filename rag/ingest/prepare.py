@@ -23,7 +23,8 @@ from rag.settings import Settings
 # Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys
 # every document.
 # 12: every conjunction and connective adverb is a stopword ("protože", "ačkoli", "weil",
-# "поэтому"), which has no prefix key; 11: a capitalized word in "-ové" / "-ovou" the dictionary lacks keeps its own form beside the
+# "поэтому"), which has no prefix key;
+# 11: a capitalized word in "-ové" / "-ovou" the dictionary lacks keeps its own form beside the
 # woman's name it may be (Dárkové: dárkové and Dárková); 10: two words the dictionary gives as
 # each other's lemma are one lemma (parkovat / zaparkovat);
 # 9: the irregular forms of "jíst" capitalized too (Nejezte); 8: the irregular forms of "jíst"

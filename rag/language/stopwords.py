@@ -21,12 +21,12 @@ award the question has named or implies, never for the word), the possessives in
 ("zcela", "příliš", "dříve"; not "úplně", "částečně" or "poměrně", which unaccented are the
 adjectives úplné, částečné and poměrné). "aby" and "kdyby" are listed in
 every person ("abych", "kdybychom"), since the conditional's clitic is written into the
-conjunction. Every conjunction is listed, subordinating ("protože", "ačkoli", "zatímco", "jakmile";
-German "weil", "obwohl", "nachdem"; Russian "потому", "поскольку") and coordinating ("avšak",
-"jenže"; "sondern", "jedoch"; "однако", "зато"), with the connective adverbs that do a
+conjunction. Every conjunction is listed, subordinating ("protože", "ačkoli", "zatímco",
+"jakmile"; German "weil", "obwohl", "nachdem"; Russian "потому", "поскольку") and coordinating
+("avšak", "jenže"; "sondern", "jedoch"; "однако", "зато"), with the connective adverbs that do a
 conjunction's work ("proto", "tudíž", "nicméně"; "deshalb", "trotzdem"; "поэтому"): they join
-what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na věž sám?"): it says who, as a
-pronoun does. Russian lists the same classes:
+what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na
+věž sám?"): it says who, as a pronoun does. Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its

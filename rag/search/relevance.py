@@ -255,8 +255,15 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         PERSON_TYPES
     )
     # and a relative's family where it asks for a rule ("Smím půjčit notebook manželce?")
+    # (by its words' lemmas and those the form map gives, as the answerability stage reads them)
     for_a_rule = asks_for_a_rule(
-        [k[2:] for w in retrieval.query.all_words for k in w.keys if k[0] == "l"], lang
+        [
+            k[2:]
+            for w in retrieval.query.all_words
+            for k in (*w.keys, *retrieval.form_keys.get(w.form, []))
+            if k[0] == "l"
+        ],
+        lang,
     )
     words = []
     # the calendar times that answer for the question's (answer_types.calendar_kin): full text
