@@ -527,6 +527,14 @@ def test_unaccent_of_a_long_text_is_unidecode_character_by_character() -> None:
             ["regierte", "Krieg", "dauerte", "krank"],
         ),
         ("ru", "Почему закрыли мост, поскольку он старый?", ["закрыли", "мост", "старый"]),
+        # pronouns of totality and of both, German possessives and prepositions
+        (
+            "de",
+            "Welche Rechte haben alle Mitglieder zwischen ihren Sitzungen?",
+            ["Rechte", "Mitglieder", "Sitzungen"],
+        ),
+        ("cs", "Dostanou oba rodiče všechno zpátky?", ["Dostanou", "rodiče", "zpátky"]),
+        ("ru", "Каждый ли студент получает весь курс?", ["студент", "получает", "курс"]),
         (
             "en",
             "Who is the mayor of Prague and when was he elected?",

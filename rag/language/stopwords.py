@@ -26,7 +26,13 @@ conjunction. Every conjunction is listed, subordinating ("protože", "ačkoli", 
 ("avšak", "jenže"; "sondern", "jedoch"; "однако", "зато"), with the connective adverbs that do a
 conjunction's work ("proto", "tudíž", "nicméně"; "deshalb", "trotzdem"; "поэтому"): they join
 what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na
-věž sám?"): it says who, as a pronoun does. Russian lists the same classes:
+věž sám?"): it says who, as a pronoun does. So are the pronouns of totality and of both
+("všechno", "oba"; German "alle", "jede", "beide", "andere" with the possessives in every case
+form, "seine", "ihrer", and the relative "denen", "dessen"; Russian "весь", "каждый", "оба"),
+and the German prepositions ("zwischen", "neben", "seit", "wegen"; not "ab", which is also the
+particle of a separable verb: "fing ... ab"). Not the adverbs of frequency ("často", "oft",
+"часто": "Jak často ...?" asks for one) nor the words of a superlative ("die meisten", "самый",
+"наиболее"), which restrict what is asked as Czech "nej-" does inside its word. Russian lists the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
@@ -89,6 +95,7 @@ ohledně uvnitř vně okolo vedle naproti oproti vůči včetně dle skrz prost�
 zčásti zcela naprosto docela příliš dříve dřív předtím
 ačkoli ačkoliv přestože třebaže jelikož protože neboť poněvadž zatímco jestliže aniž dokud jakmile
 kdežto avšak nicméně jenže tudíž proto zdali
+všechno všichni vše oba obě
 """
 
 _SK = """
@@ -149,6 +156,12 @@ manche mancher manchen manchem manches weitere weiteren weiterer weiteres
 dabei dafür dagegen daher dahin damit danach daran darauf daraus darin darüber davon dazu
 obwohl weil während falls sobald solange bevor nachdem sondern jedoch deshalb darum trotzdem also
 zwar sowie sowohl weder denn
+mein meine meinen meiner meinem meines dein deine deinen deiner deinem deines sein seine seinen
+seiner seinem seines ihre ihren ihrer ihrem ihres unser unsere unseren unserer unserem unseres
+euer eure euren eurer eurem eures
+andere anderen anderer anderes anderem beide beiden beider beides alle allen aller alles jede
+jeder jedes jeden jedem denen dessen deren
+bis zwischen neben seit wegen trotz außer innerhalb außerhalb hinter gegenüber
 bitte
 """
 
@@ -179,6 +192,9 @@ _RU = """
 да нет тоже также даже лишь почти именно вообще снова опять вновь впервые
 теперь сейчас тогда потом затем сначала пока хотя либо
 потому поэтому поскольку ибо однако зато причём причем притом
+весь вся всё все всего всей всему всем всём всю всех всеми каждый каждая каждое каждые каждого
+каждой каждому каждым каждом каждую каждых оба обе обоих помимо
+насколько скольких скольким сколькими
 пожалуйста скажи скажите
 """
 
