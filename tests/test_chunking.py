@@ -176,7 +176,9 @@ SENTENCE_CASES = [
         "Kapitola 3. Pracovní stanice má dva monitory.",
         ["Kapitola 3. Pracovní stanice má dva monitory."],
     ),
-    ("Ich bin 25. Mein Bruder ist 30.", ["Ich bin 25. Mein Bruder ist 30."]),
+    # a possessive and a conjunction are function words too
+    ("Ich bin 25. Mein Bruder ist 30.", ["Ich bin 25.", "Mein Bruder ist 30."]),
+    ("Přišlo jich 12. Protože pršelo, odešli.", ["Přišlo jich 12.", "Protože pršelo, odešli."]),
     ("Es gab 100. Dann mehr.", ["Es gab 100.", "Dann mehr."]),
     ("Platí do 31.12. Pak ne.", ["Platí do 31.12.", "Pak ne."]),
     ("Hodnota je 3.5. Další věta.", ["Hodnota je 3.5.", "Další věta."]),
