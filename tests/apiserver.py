@@ -75,7 +75,12 @@ class LiveServer:
             time.sleep(0.02)
         port = self.server.servers[0].sockets[0].getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        self.client = httpx.Client(base_url=self.url, timeout=30)
+        # uvicorn closes a connection idle for 5 s, and httpx keeps one for 5 s by default: a
+        # request sent on a pooled connection just as the server closes it is reset. The client
+        # lets its idle connections go first.
+        self.client = httpx.Client(
+            base_url=self.url, timeout=30, limits=httpx.Limits(keepalive_expiry=2.0)
+        )
         self.wait_ready()
 
     @classmethod

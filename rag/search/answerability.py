@@ -465,6 +465,9 @@ class QuestionNeeds:
     # it counts a thing it names ("Kolik zastupitelů hlasovalo?"): a number written as a sum of
     # money ("za 850 korun") counts crowns, not the thing, and does not answer
     tally: bool = False
+    # it asks what may, can or must be done ("Smím půjčit notebook manželce?"): a rule for the
+    # family holds for a relative it names (answer_types.hypernym_keys)
+    rule: bool = False
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -739,6 +742,7 @@ def question_needs(
         strays,
         holder,
         tally,
+        rule,
     )
     return replace(needs, plan=_Plan(needs))
 

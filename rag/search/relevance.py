@@ -254,16 +254,20 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
     classed = (needs.answer_type if needs is not None else _answer_type(retrieval)) not in (
         PERSON_TYPES
     )
-    # and a relative's family where it asks for a rule ("Smím půjčit notebook manželce?")
-    # (by its words' lemmas and those the form map gives, as the answerability stage reads them)
-    for_a_rule = asks_for_a_rule(
-        [
-            k[2:]
-            for w in retrieval.query.all_words
-            for k in (*w.keys, *retrieval.form_keys.get(w.form, []))
-            if k[0] == "l"
-        ],
-        lang,
+    # and a relative's family where it asks for a rule ("Smím půjčit notebook manželce?"), as
+    # the answerability stage reads the question (by its words' lemmas and the form map's)
+    for_a_rule = (
+        needs.rule
+        if needs is not None
+        else asks_for_a_rule(
+            [
+                k[2:]
+                for w in retrieval.query.all_words
+                for k in (*w.keys, *retrieval.form_keys.get(w.form, []))
+                if k[0] == "l"
+            ],
+            lang,
+        )
     )
     words = []
     # the calendar times that answer for the question's (answer_types.calendar_kin): full text
