@@ -26,6 +26,7 @@ from rag.language.answer_types import (
 )
 from rag.language.keys import analyze
 from rag.language.names import spelled_otherwise
+from rag.language.question_classes import manner_word
 from rag.language.question_keys import query_keys
 from rag.search.answerability import QuestionNeeds, assess, question_needs, sentences
 
@@ -1480,6 +1481,63 @@ def test_a_relative_is_held_by_a_rule_for_the_family_where_a_rule_is_asked_for(
         f for f in a.focus if f["word"] in ("manželce", "bratr", "Bruder", "otec", "Bratr")
     ]
     assert relatives and all((f["matched_by"] == "class") is held for f in relatives), a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "action"),
+    [
+        # "jak" and a verb: how an action is done, its verb a focus word besides two nouns
+        ("Jak přihlásím dítě na plavání?", "přihlásím"),
+        ("Jak si zažádám o služební kreditní kartu?", "zažádám"),
+        ("A jak se přihlásím na kurz?", "přihlásím"),
+        # "jak" and an adverb or an adjective asks how much; a noun after it opens no how-to
+        ("Jak dlouho trvá jedna lekce?", None),
+        ("Jak velký je sál?", None),
+        ("Jak mi podnik pomáhá šetřit na stáří?", None),
+        # in the past tense it asks how a thing went, or by how much
+        ("Jak se zkrátila doba vyřízení objednávky?", None),
+    ],
+)
+def test_a_how_to_question_needs_its_action(question: str, action: str | None) -> None:
+    q = query_keys(question, "cs")
+    contentful = {w.form for w in q.words}
+    at = manner_word(
+        [w.form for w in q.all_words], [w.form in contentful for w in q.all_words], "cs"
+    )
+    if action is not None:
+        assert at is not None and q.all_words[at].surface == action, at
+        assert action in [f.surface for f in _needs(question, "cs").focus]
+    else:  # no verb follows: the word asked about is no action
+        assert at is None or q.all_words[at].surface in ("dlouho", "velký", "podnik", "zkrátila")
+        assert not any(
+            f.verb and f.surface in ("trvá", "zkrátila") for f in _needs(question, "cs").focus
+        )
+
+
+def test_a_window_without_a_how_to_questions_action_does_not_answer() -> None:
+    needs = _needs("Jak přihlásím dítě na plavání?", "cs")
+    lessons = "Kurzy plavání pro děti vede plavecká škola v bazénu. Kurz stojí 2 200 Kč."
+    a = assess(lessons, "cs", needs, 2, False)
+    lacks = [f["word"] for f in a.as_dict()["focus"] if f["matched_by"] is None]
+    assert a.reason == "focus" and lacks == ["přihlásím"], a.as_dict()
+    # the verb's noun says the action ("přihláška"), as does another aspect of the verb
+    for told in (
+        "Přihlášky dětí na kurzy plavání přijímá plavecká škola na webu.",
+        "Na kurzy plavání se děti přihlašují přes web plavecké školy.",
+    ):
+        assert assess(told, "cs", needs, 2, False).answers, told
+    # a close vector may stand in for it, as for any focus word ("zaznamenáváte" for "zapíšu")
+    assert a.paraphrase, a.as_dict()
+
+
+def test_a_price_says_what_is_paid_but_not_how() -> None:
+    how = _needs("Jak zaplatím kurz plavání?", "cs")
+    price = "Kurz plavání pro děti stojí 2 200 Kč."
+    assert assess(price, "cs", how, 2, False).reason == "focus"
+    assert assess("Kurz plavání zaplatíte převodem na účet školy.", "cs", how, 2, False).answers
+    assert assess("Platba za kurz plavání probíhá převodem.", "cs", how, 2, False).answers
+    # "how much" is answered by the price
+    assert assess(price, "cs", _needs("Kolik zaplatím za kurz plavání?", "cs"), 2, False).answers
 
 
 def test_no_vector_stands_in_beside_a_relative_held_by_a_rule_for_the_family() -> None:

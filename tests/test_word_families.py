@@ -108,6 +108,13 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("přijato", "přijetí"),
         ("přijmout", "přijímací"),
         ("pronajímáte", "pronájmu"),
+        # and the -mknout verbs' imperfective, whose stem has a vowel the perfective lacks
+        ("zamyká", "zamkněte"),
+        ("odemykáte", "odemknout"),
+        # and those whose "u" is "ou" in one aspect or in their noun
+        ("koupím", "kupujete"),
+        ("domluvím", "domlouváte"),
+        ("smlouvu", "smluvní"),
         # a noun of a prefixed verb with the prefix's vowel long holds the verb's root, and
         # the -dej nouns of dát's compounds theirs
         ("měnit", "výměnu"),
@@ -174,6 +181,8 @@ def test_a_verb_its_noun_and_its_adjective_are_one_family(
         ("vedení", "převést"),
         ("vada", "přivádět"),
         ("zajímat", "přijímat"),
+        ("zamykat", "odemknout"),  # to lock, to unlock
+        ("koupit", "koupání"),  # to buy, bathing
         # a long prefix without a verb of the dictionary (zákon is no zakonání), and a noun of a
         # short prefix, which names another thing than its verb (a shop)
         ("konat", "zákon"),

@@ -364,7 +364,11 @@ def _motion_root(lemma: str, lang: str) -> str | None:
 # determinate verbs of carrying and leading (vést, nést, vézt), whose prefixed imperfectives
 # lengthen and soften the stem (přivést / přivádět, přinést / přinášet, odvézt / odvážet), and
 # the verbs in -jmout, whose imperfective, verbal noun and participle are made from other stems
-# (přijmout / přijímat / přijetí / přijatý). Every derivation of a prefixed one holds one root,
+# (přijmout / přijímat / přijetí / přijatý), the verbs in -mknout, whose imperfective
+# inserts a vowel the perfective lacks (zamknout / zamykat, odemknout / odemykat), and the
+# verbs whose "u" is "ou" in one aspect or its noun, the long "u" of older Czech (koupit /
+# kupovat, domluvit / domlouvat, smluvit / smlouva), beside koupat (to bathe), which keeps its
+# "ou" and stays apart. Every derivation of a prefixed one holds one root,
 # the verb's stem with its prefix (přived, přijm). The nouns of vést and vézt are made from
 # the iterative stem (převod, dovoz), as those of jet and jít are (odjezd): they hold the
 # verb's root too, with the prefixes whose noun names the action (převést / převod, odvézt /
@@ -397,6 +401,24 @@ _ALTERNATING: dict[str, tuple[tuple[str, tuple[str, ...], str, tuple[str, ...]],
             ("jmout", "jímat", "jímání", "jímací", "jetí", "jatý"),
             "",
             ("prona", "pře", "při", "pro", "od", "vy", "na", "po", "u"),
+        ),
+        (
+            "mk",
+            ("mknout", "mykat", "mykání", "mknutí", "mčený"),
+            "",
+            ("ode", "za", "při", "se", "vy"),
+        ),
+        (
+            "kup",
+            ("koupit", "kupovat", "koupení", "kupování", "koupený", "koupě"),
+            "",
+            ("", "na", "vy", "za", "od", "do", "při", "pře", "s"),
+        ),
+        (
+            "mluv",
+            ("mluvit", "mlouvat", "mluvení", "mlouvání", "mluvený", "mluva", "mlouva"),
+            "",
+            ("", "do", "o", "za", "vy", "pře", "při", "pro", "po", "na", "od", "s", "u"),
         ),
     ),
 }
@@ -919,6 +941,9 @@ _ALTERNATING_SPELLINGS = (
     ("nes", ("nest", "nas")),
     ("vez", ("vezt", "vaz", "voz")),
     ("jm", ("jim", "jet", "jat")),
+    ("mk", ("myk",)),
+    ("kup", ("koup",)),
+    ("mluv", ("mlouv",)),
 )
 
 

@@ -237,6 +237,31 @@ _WH: dict[str, frozenset[str]] = {
 }
 
 
+# The interrogative of manner, which opens a how-to question: followed by its verb it asks how
+# an action is done ("Jak si zažádám o dovolenou?"), followed by an adverb or an adjective how
+# much ("Jak dlouho ...?", "Jak velký ...?"). Czech only: its verbs have word families
+# (rag.language.derivation) by which a passage says the action in a noun ("přihlášky").
+_HOW = {"cs": "jak"}
+
+
+def manner_word(forms: Sequence[str], content: Sequence[bool], lang: str) -> int | None:
+    """The position of the word a how-to question's opening "jak" asks the manner of: the first
+    content word after it, past its clitics ("Jak se přihlásím ...": "přihlásím"), or None
+    where no "jak" opens the question (first, or second after a conjunction: "A jak ...").
+
+    Args:
+        forms: every word of the question, unaccented, in order.
+        content: for each of them, whether it is a content word (no stopword).
+    """
+    how = _HOW.get(lang)
+    if how is None:
+        return None
+    for i, form in enumerate(forms[:2]):
+        if form == how:
+            return next((j for j in range(i + 1, len(forms)) if content[j]), None)
+    return None
+
+
 def asks_for_something(forms: Sequence[str], lang: str) -> bool:
     """Whether a question opens with an interrogative, first or after a preposition ("Kdy ...",
     "V kolik hodin ...", "Do kdy ...", "До каких пор ..."): it asks for something, where a

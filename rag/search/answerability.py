@@ -125,18 +125,23 @@ from rag.language.names import (
     relational_keys,
     spelled_otherwise,
 )
-from rag.language.question_classes import asks_for_something, definitional
+from rag.language.question_classes import asks_for_something, definitional, manner_word
 from rag.language.question_keys import QueryKeys, QueryWord
 from rag.language.ranges import any_number_keys, number_keys, range_keys, unit_keys
 from rag.language.register import event_families, written_keys
 from rag.search import stored_analysis
 
+# the endings of a Czech l-participle, the past tense ("zkrátila", "přišli"), as written: the
+# present's "posílá", "dělí" end in a long vowel (typed without accents, either may be meant)
+_PAST = ("l", "la", "lo", "li", "ly")
 _SENTENCE_CACHE = 8192
 _WORD_CACHE = 1 << 16  # distinct words of the sentences the modifier check reads
 _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no heading
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 60: the alternating stems of the -mknout verbs and of koupit and mluvit's compounds (zamknout /
+# zamykat, koupit / kupovat, domluvit / domlouvat: derivation._ALTERNATING; 59: the first only);
 # 58: the stopwords of KEYS_VERSION 15 (56 and 57: two longer lists, not kept);
 # 55: every conjunction and connective adverb a stopword (KEYS_VERSION 12: no prefix key);
 # 54: a range or a bound of numbers in words holds its numbers as one in digits does ("od šesti
@@ -214,7 +219,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 58
+ANALYSIS_VERSION = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,6 +473,9 @@ class QuestionNeeds:
     # it asks what may, can or must be done ("Smím půjčit notebook manželce?"): a rule for the
     # family holds for a relative it names (answer_types.hypernym_keys)
     rule: bool = False
+    # the action a how-to question asks the manner of ("zaplatím" of "Jak zaplatím kurz?"), ""
+    # for any other question: a sum says what is paid, not how
+    manner: str = ""
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
 
 
@@ -515,6 +523,10 @@ def question_needs(
     timed = any(names_a_time(lemmas_of(w), w.form) for w in query.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in query.all_words], lang)
     asked_at = asked_units(forms, lang)
+    # a how-to question's action ("Jak přihlásím dítě na plavání?": přihlásit), in any word class
+    contentful = {w.form for w in query.words}
+    how = manner_word(forms, [w.form in contentful for w in query.all_words], lang)
+    action = query.all_words[how].form if how is not None else None
 
     required: list[Need] = []
     last_at = -2
@@ -660,6 +672,24 @@ def question_needs(
     focus = tuple(r[3] for r in ranked[:focus_words])
     if focus_words:
         focus += tuple(besides)
+        # the action a how-to question asks the manner of is what it asks about, however many
+        # nouns it names: a verb ranks after them, but a window that says how swimming lessons
+        # go and not how one signs up for them does not answer (its family holds it: "Na kurzy
+        # se přihlašuje ..."; a close vector may stand in for it, as for any focus word: a
+        # passage says "zaznamenáváte" for "zapíšu", "požádejte" for "zažádám"). Not a verb in the
+        # past tense (an l-participle): "Jak se zkrátila doba ...?" asks by how much.
+        manner = next(
+            (
+                n
+                for n in (*(r[3] for r in ranked), *besides)
+                if n.verb and n.form == action and not n.surface.lower().endswith(_PAST)
+            ),
+            None,
+        )
+        if manner is not None and manner not in focus:
+            focus += (manner,)
+    else:
+        manner = None
     # "kolik telefonů": the thing counted is the question's focus however common it is; a window
     # that counts notebooks does not answer (no verb counts anything: "kolik vydělává")
     counted = counted_word([w.form for w in query.all_words], lang) if focus_words else None
@@ -743,6 +773,7 @@ def question_needs(
         holder,
         tally,
         rule,
+        manner.surface if manner is not None else "",
     )
     return replace(needs, plan=_Plan(needs))
 
@@ -1173,7 +1204,10 @@ def _said_otherwise(
             how, says = "months", lambda s: spans_months(s.keys)
         elif (day := named_day(lemmas, lang)) is not None:
             how, says = "days", lambda s, day=day: day in spanned_days(text[s.start : s.end], lang)
-        elif names_money(lemmas, f.form) or names_paying(lemmas, f.form):
+        elif (names_money(lemmas, f.form) or names_paying(lemmas, f.form)) and (
+            # "Jak zaplatím kurz?" asks how one pays, which no sum says
+            f.surface != needs.manner
+        ):
             how, says = (
                 "money",
                 lambda s: speaks_of_money(
