@@ -32,7 +32,8 @@ form, "seine", "ihrer", and the relative "denen", "dessen"; Russian "весь", 
 and the German prepositions ("zwischen", "neben", "seit", "wegen"; not "ab", which is also the
 particle of a separable verb: "fing ... ab"). Not the adverbs of frequency ("často", "oft",
 "часто": "Jak často ...?" asks for one) nor the words of a superlative ("die meisten", "самый",
-"наиболее"), which restrict what is asked as Czech "nej-" does inside its word. Russian lists the same classes:
+"наиболее"), which restrict what is asked as Czech "nej-" does inside its word. Russian lists
+the same classes:
 every case form of the possessive, indefinite and "other" pronouns ("своей", "некоторые",
 "каких-то", "другие"), the particles and adverbs of time and degree ("снова", "впервые",
 "тоже", "почти") and the prepositions ("против", "после", "согласно"); German its
