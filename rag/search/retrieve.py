@@ -58,7 +58,7 @@ from rag.search.sql import (
     FTS,
     FTS_TOP,
     FUSE,
-    KEY_DF,
+    KEY_STATS,
     OWNER_INFO,
     Q_SQL,
     VEC,
@@ -297,20 +297,15 @@ def retrieve(
                 searched = restore(core, qk.lang, _spellings(conn, owner_id, core))
         if searched != core:
             qk = query_keys(searched, qk.lang, corpus_langs)
-        form_keys = _form_map(conn, owner_id, qk)
-        keys, weights = _weighted_keys(qk, form_keys, settings)
         # the written words of its spoken ones (rag.language.register): how common they are is
         # how common the spoken word is in what the documents say; full text does not look for them
+        spoken = spoken_keys([w.surface for w in qk.words], qk.lang)
+        form_keys, dfs = _key_stats(conn, owner_id, qk, spoken)
+        keys, weights = _weighted_keys(qk, form_keys, settings)
         searched_for = set(keys)
-        said = [
-            k for k in spoken_keys([w.surface for w in qk.words], qk.lang) if k not in searched_for
-        ]
+        said = [k for k in spoken if k not in searched_for]
         looked_up = keys + said
-        dfs = (
-            dict(conn.execute(KEY_DF, {"owner_id": owner_id, "keys": looked_up}).fetchall())
-            if looked_up
-            else {}
-        )
+        dfs = {k: dfs[k] for k in looked_up if k in dfs}
         use_fts = mode != "vector" and any(dfs.get(k, 0) for k in keys)
         use_vec = mode != "fts" and qvec is not None and embedder is not None
         if mode == "vector" and not use_vec:
@@ -754,17 +749,26 @@ def _spellings(conn: psycopg.Connection, owner_id: int, question: str) -> dict[s
     return {form: found.get(form, "") for form in (*best, *holding)}
 
 
-def _form_map(conn: psycopg.Connection, owner_id: int, qk: QueryKeys) -> dict[str, list[str]]:
-    """Lemma keys that unaccented question words reach through the owner's form map."""
+def _key_stats(
+    conn: psycopg.Connection, owner_id: int, qk: QueryKeys, spoken: Sequence[str]
+) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The lemma keys that unaccented question words reach through the owner's form map, and the
+    document frequency of every key the search may look up (the question's keys, ``spoken``, and
+    those lemma keys), in one statement (KEY_STATS)."""
     forms = sorted({w.form for w in qk.words if w.needs_form_map})
-    if not forms:
-        return {}
+    asked = sorted({k for w in qk.words for k in w.keys} | set(spoken))
+    if not forms and not asked:
+        return {}, {}
     prefixes = [form_map_prefix(f) for f in forms]
     found: dict[str, list[str]] = {}
-    for key, _ in conn.execute(FORM_MAP, {"owner_id": owner_id, "prefixes": prefixes}):
-        form = key.split(":")[1]
-        found.setdefault(form, []).append(lemma_from_form_map_key(key))
-    return found
+    dfs: dict[str, int] = {}
+    params = {"owner_id": owner_id, "prefixes": prefixes, "keys": asked}
+    for key, df, _, _ in conn.execute(KEY_STATS, params):
+        if df is None:
+            found.setdefault(key.split(":")[1], []).append(lemma_from_form_map_key(key))
+        else:
+            dfs[key] = int(df)
+    return found, dfs
 
 
 def _weighted_keys(
