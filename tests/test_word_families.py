@@ -251,12 +251,30 @@ def test_an_unknown_finite_verb_is_a_verb() -> None:
         ("nejezte", "jíst"),  # the irregular "jíst": listed
         ("jíte", "jíst"),
         ("Nejezte", "jíst"),  # an imperative opens its sentence
+        ("domlouvejte", "domlouvat"),  # dělej, dělejte: the imperative of the dělat class
+        ("Domlouvejte", "domlouvat"),  # capitalized in -te: opening its sentence
+        ("Nepoužívejte", "používat"),
+        ("Zapůjčíte", "zapůjčit"),
+        ("zablokuje", "zablokovat"),  # simplemma guesses "zablokout", no word of its dictionary
+        ("odevzdejte", "odevzdat"),  # guessed "odevzdát"
+        ("vyjíždějí", "vyjíždět"),  # guessed "vyjíždít"
     ],
 )
 def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known: str) -> None:
     # the lemma the dictionary gives the infinitive (or the plain form) itself: the two meet
-    assert conjugated_lemma(form, "cs") == lemma_candidates(known, "cs", False)[0]
+    assert conjugated_lemma(form.lower(), "cs") == lemma_candidates(known, "cs", False)[0]
     assert analyze(form, "cs")[0].lemmas == analyze(known, "cs")[0].lemmas
+
+
+@pytest.mark.parametrize(
+    ("word", "lemma"),
+    [
+        ("výdej", "výdej"),  # bare "-ej" also ends nouns: not read as dělej / dělat
+        ("Dante", "Dante"),  # in -te, but no infinitive of its class the dictionary knows
+    ],
+)
+def test_a_noun_or_a_name_in_a_verbs_ending_keeps_its_lemma(word: str, lemma: str) -> None:
+    assert lemma_candidates(word, "cs", False)[0] == lemma
 
 
 @pytest.mark.parametrize(

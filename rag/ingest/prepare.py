@@ -22,6 +22,9 @@ from rag.settings import Settings
 
 # Bump when rag.language.keys or rag.language.lemmas changes what keys it produces: re-ingesting then re-keys
 # every document.
+# 16: a lemma simplemma guessed yields to the Czech conjugation class's infinitive ("zablokuje":
+# zablokovat, not "zablokout"), the imperative of the dělat class (domlouvejte: domlouvat), a
+# capitalized verb form in -te / -me at a sentence's start (Nepoužívejte: používat);
 # 15: the German possessives, prepositions and pronouns of quantity and relation ("seine",
 # "zwischen", "beide", "denen"), Russian "весь", "каждый", "оба", "помимо", the case forms of
 # "сколько", Czech "všechno", "oba" are stopwords (13 and 14: two longer lists, measured and not
@@ -37,7 +40,7 @@ from rag.settings import Settings
 # key; 5: Czech verb forms the dictionary lacks lemmatized by their conjugation class, a
 # sentence-initial "-ova" noun's own stem; 4: a Czech feminine surname is its own lemma
 # (Kučerová, not Kučera); 3: spelling entries (a:)
-KEYS_VERSION = 15
+KEYS_VERSION = 16
 
 
 @dataclass

@@ -17,8 +17,11 @@ Case handling before lemmatizing (simplemma 2.0, Czech, checked against its real
   and imperative forms: "nabíjí", "nabírá", "šéfuje", "nepodepsali") is undone by its
   conjugation class to the infinitives the class has, and the first the dictionary knows gives
   the lemma, the dictionary's own for that infinitive ("nabíjí" -> nabíjet -> "nabít", as
-  "nabíjet" itself lemmatizes). A negated verb ("nedostala") is its verb's. Lower-case words
-  only: a capitalized one may be a surname ("Pospíšil").
+  "nabíjet" itself lemmatizes). A negated verb ("nedostala") is its verb's. This also replaces
+  a lemma simplemma guessed from the ending, which is no word of its dictionary ("zablokuje" ->
+  "zablokout", "odevzdejte" -> "odevzdát"). Lower-case words only, but for a capitalized form in
+  "-te" or "-me", the imperative or plural verb that opens a sentence ("Nepoužívejte",
+  "Zapůjčíte"): a capitalized word may be a surname ("Pospíšil").
 - Two words the dictionary gives as each other's lemma (simplemma's Czech has 329 such pairs:
   "parkovat" -> "zaparkovat" and "zaparkovat" -> "parkovat", "vyzvat" / "vyzývat", "Zelenka" /
   "Zelenková"; Russian 135, German 3, English 6) are one lemma, the shorter. As the dictionary
@@ -99,6 +102,13 @@ def _lemmatize(word: str, lang: str) -> str:
         return _one_of_pair(simplemma.lemmatize(word, lang), lang)
     except Exception:  # noqa: BLE001 - one odd token must not stop a whole ingestion
         return word
+
+
+def _guessed(lemma: str, lang: str) -> bool:
+    """Whether ``lemma`` is no word of the dictionary: simplemma made it up from the form's
+    ending ("odevzdejte" -> "odevzdát", "zablokuje" -> "zablokout")."""
+    words = dictionary_words(lang)
+    return words is not None and lemma not in words
 
 
 def _one_of_pair(lemma: str, lang: str) -> str:
@@ -229,7 +239,10 @@ def _conjugation() -> tuple[tuple[str, tuple[str, ...]], ...]:
     add(["á" + e for e in present] + ["aj" + e for e in ("í", "te")], ("at",))
     add(["a" + e for e in past], ("at",))
     add(["í" + e for e in present], ("it", "et", "ět"))
-    add(["ej" + e for e in ("í", "te", "")], ("et", "át"))
+    # the imperative of the dělat class (dělej, dělejte, dělejme: domlouvejte / domlouvat); bare
+    # "-ej" is left to -et and -át, as it also ends nouns of such verbs (výdej, rozprodej)
+    add(["ej" + e for e in ("te", "me")], ("et", "át", "at"))
+    add(["ej" + e for e in ("í", "")], ("et", "át"))
     add(["ěj" + e for e in ("í", "te", "")], ("ět",))
     add(["i" + e for e in past], ("it",))
     add(["e" + e for e in past], ("et", "ět"))
@@ -285,7 +298,19 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
     word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
     lemma = _lemmatize(word, lang)
     # simplemma guesses some words it does not list; a negated verb's guess keeps its "ne"
-    if (lemma == word or word.startswith("ne")) and (verb := conjugated_lemma(word, lang)):
+    if (lemma == word or word.startswith("ne") or _guessed(lemma, lang)) and (
+        verb := conjugated_lemma(word, lang)
+    ):
+        lemma = verb
+    elif (
+        # a capitalized form in -te / -me opens its sentence as an imperative or a plural verb
+        # does ("Domlouvejte", "Zapůjčíte", "Netušíme"): no surname ends so and meets a verb
+        (lemma == word or _guessed(lemma, lang))
+        and word[:1].isupper()
+        and word[1:].islower()
+        and word.endswith(("te", "me"))
+        and (verb := conjugated_lemma(word.lower(), lang))
+    ):
         lemma = verb
     if (
         word[:1].isupper()
