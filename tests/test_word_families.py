@@ -510,6 +510,34 @@ def test_a_question_for_a_person_meets_the_one_who_acts(word: str, agent: str) -
     assert not set(place_families(word, "cs")) & set(held_families(agent, "cs"))
 
 
+@pytest.mark.parametrize(
+    ("short", "word"),
+    [
+        ("škol", "školní"),  # the genitive plural without an ending: návštěvy škol, školní třída
+        ("míst", "místní"),
+        ("cest", "cestu"),
+        ("tříd", "třídní"),
+    ],
+)
+def test_a_short_form_of_a_longer_lemma_holds_its_family(short: str, word: str) -> None:
+    assert _joined(short, word), (families(short, "cs"), held_families(word, "cs"))
+
+
+@pytest.mark.parametrize(
+    ("noun", "word"),
+    [
+        ("osoba", "osobní"),  # a vowel before "-ba": the "b" is the root's own
+        ("chyba", "chybný"),
+        ("podoba", "podobný"),
+        ("stavba", "stavební"),  # after a consonant "-ba" is the suffix: stav-ba, stav-ební
+        ("služba", "služební"),
+        ("platba", "platit"),
+    ],
+)
+def test_a_noun_in_ba_meets_its_adjective(noun: str, word: str) -> None:
+    assert _joined(noun, word), (families(noun, "cs"), held_families(word, "cs"))
+
+
 @pytest.mark.parametrize("word", ["hoří", "volá", "krmí"])
 def test_a_short_form_asks_for_no_family_but_its_agents_and_places(word: str) -> None:
     # a root of three letters is too short to stand for a family on its own ("hoř" of hořet

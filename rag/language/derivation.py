@@ -221,10 +221,26 @@ _NOUN_ENDS = ("", "a", "o", "e", "ost")
 @lru_cache(maxsize=65536)
 def _roots(surface: str, lang: str) -> tuple[str, str | None]:
     """A word's family root ("" for a short word or a language without a table) and, for a verb
-    with an aspectual prefix, its root without it."""
+    with an aspectual prefix, its root without it.
+
+    A short form of a longer lemma holds the lemma's root when that root has four letters or
+    more: the genitive plural without an ending of a noun in -a or -o ("návštěvy škol" of škola,
+    "počet míst" of místo, "tříd", "cest") meets "školní" and "místní" as its other forms do. A
+    root of three letters stands for no family of a short form ("hoř" of hoří is also horní's)."""
+    word = surface.lower()
+    if len(word) >= _MIN_WORD:
+        return _word_roots(surface, lang)
+    lemma = (lemma_candidates(surface, lang, False) or [word])[0]
+    if len(lemma) < _MIN_WORD:
+        return "", None
+    root, bare = _word_roots(surface, lang)
+    return (root, bare) if len(root) > _MIN_ROOT else ("", None)
+
+
+def _word_roots(surface: str, lang: str) -> tuple[str, str | None]:
     suffixes = _SUFFIXES.get(lang)
     word = surface.lower()
-    if suffixes is None or len(word) < _MIN_WORD or not word.isalpha():
+    if suffixes is None or not word.isalpha():
         return "", None
     lemma = (lemma_candidates(surface, lang, False) or [word])[0].lower()
     root, verbal = _strip(lemma, suffixes)
@@ -952,11 +968,18 @@ def _plain_end(root: str) -> str:
     return root[:-1] + root[-1].translate(_ALTERNATION)
 
 
+# Suffixes that follow a consonant of a verb's root only (stav-ba, služ-ba, pros-ba, plat-ba):
+# after a vowel the "b" is the root's own (osob-a / osob-ní, chyb-a, podob-a, ryb-a).
+_AFTER_A_CONSONANT = frozenset({"ba"})
+
+
 def _strip(lemma: str, suffixes: tuple[tuple[str, bool], ...]) -> tuple[str, bool]:
     """The lemma without its longest derivational suffix that leaves a root, and whether that
     suffix was a verb's."""
     best: tuple[str, bool] | None = None
     for suffix, verbal in suffixes:
+        if suffix in _AFTER_A_CONSONANT and lemma[-len(suffix) - 1 : -len(suffix)] in _VOWELS:
+            continue
         if lemma.endswith(suffix) and len(lemma) - len(suffix) >= _LONG_ROOT.get(suffix, _MIN_ROOT):
             if best is None or len(suffix) > len(lemma) - len(best[0]):
                 best = (lemma[: -len(suffix)], verbal)

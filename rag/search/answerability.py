@@ -140,6 +140,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 63: "-ba" a suffix after a consonant only (osoba / osobní: derivation._strip);
+# 62: a short form of a longer lemma holds the lemma's family (škol of škola);
 # 61: the verb lemmas of KEYS_VERSION 16 (rag.language.lemmas);
 # 60: the alternating stems of the -mknout verbs and of koupit and mluvit's compounds (zamknout /
 # zamykat, koupit / kupovat, domluvit / domlouvat: derivation._ALTERNATING; 59: the first only);
@@ -220,7 +222,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 61
+ANALYSIS_VERSION = 63
 
 
 @dataclass(frozen=True, slots=True)
