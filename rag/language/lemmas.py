@@ -298,20 +298,18 @@ def lemma_candidates(surface: str, lang: str, question: bool) -> list[str]:
     word = surface.capitalize() if len(surface) > 1 and surface.isupper() else surface
     lemma = _lemmatize(word, lang)
     # simplemma guesses some words it does not list; a negated verb's guess keeps its "ne"
-    if (lemma == word or word.startswith("ne") or _guessed(lemma, lang)) and (
-        verb := conjugated_lemma(word, lang)
-    ):
-        lemma = verb
-    elif (
+    if lemma == word or word.startswith("ne") or _guessed(lemma, lang):
+        verb = conjugated_lemma(word, lang)
         # a capitalized form in -te / -me opens its sentence as an imperative or a plural verb
         # does ("Domlouvejte", "Zapůjčíte", "Netušíme"): no surname ends so and meets a verb
-        (lemma == word or _guessed(lemma, lang))
-        and word[:1].isupper()
-        and word[1:].islower()
-        and word.endswith(("te", "me"))
-        and (verb := conjugated_lemma(word.lower(), lang))
-    ):
-        lemma = verb
+        if (
+            verb is None
+            and word[:1].isupper()
+            and word[1:].islower()
+            and word.endswith(("te", "me"))
+        ):
+            verb = conjugated_lemma(word.lower(), lang)
+        lemma = verb or lemma
     if (
         word[:1].isupper()
         and lemma.casefold() == word.casefold()

@@ -22,29 +22,25 @@ SELECT chunk_count, token_total,
           FROM owner_langs WHERE owner_id = %(owner_id)s)
 FROM owners WHERE owner_id = %(owner_id)s
 """
-# One primary-key range scan per form ("m:brne:" <= key < "m:brne:~"; keys are ASCII below "~").
-FORM_MAP = """
-SELECT w.key, w.df FROM unnest(%(prefixes)s::text[]) AS p(prefix)
+# The form map's entries of each prefix: one primary-key range scan per form ("m:brne:" <= key <
+# "m:brne:~"; keys are ASCII below "~"), numbered by prefix (n) and, within it, by df (r).
+_FORM_MAP_ROWS = """
+FROM unnest(%(prefixes)s::text[]) WITH ORDINALITY AS p(prefix, n)
 CROSS JOIN LATERAL (
-    SELECT key, df FROM word_stats
+    SELECT key, df, row_number() OVER (ORDER BY df DESC, key) AS r FROM word_stats
     WHERE owner_id = %(owner_id)s AND key >= p.prefix AND key < p.prefix || '~'
     ORDER BY df DESC, key LIMIT 20
 ) w
 """
+FORM_MAP = "SELECT w.key, w.df" + _FORM_MAP_ROWS
 # What a search needs of word_stats before its statement, in one round trip: the form map's entries
-# of the question's unaccented words (FORM_MAP's, numbered in its order: prefix, then df) and the
-# document frequency of the question's keys (%(keys)s) and of the lemma keys those entries point to
-# ("m:brne:brno" -> "l:brno"). Entries come first with a null df; the frequencies follow unordered.
-KEY_STATS = """
-WITH m AS (
-    SELECT w.key, substr(w.key, length(p.prefix) + 1) AS lemma, p.n, w.r
-    FROM unnest(%(prefixes)s::text[]) WITH ORDINALITY AS p(prefix, n)
-    CROSS JOIN LATERAL (
-        SELECT key, row_number() OVER (ORDER BY df DESC, key) AS r FROM word_stats
-        WHERE owner_id = %(owner_id)s AND key >= p.prefix AND key < p.prefix || '~'
-        ORDER BY df DESC, key LIMIT 20
-    ) w
-)
+# of the question's unaccented words, in FORM_MAP's order, and the document frequency of the
+# question's keys (%(keys)s) and of the lemma keys those entries point to ("m:brne:brno" ->
+# "l:brno"). Entries come first with a null df; the frequencies follow unordered.
+KEY_STATS = (
+    "WITH m AS (SELECT w.key, substr(w.key, length(p.prefix) + 1) AS lemma, p.n, w.r"
+    + _FORM_MAP_ROWS
+    + """)
 SELECT key, NULL::integer AS df, n, r FROM m
 UNION ALL
 SELECT key, df, NULL, NULL FROM word_stats
@@ -52,6 +48,7 @@ WHERE owner_id = %(owner_id)s
   AND key = ANY(%(keys)s::text[] || ARRAY(SELECT 'l:' || lemma FROM m WHERE lemma <> ''))
 ORDER BY 3, 4
 """
+)
 
 # BM25 of the question's keys in each chunk of a candidate set (@CANDIDATES@), best first: both
 # full-text statements below score this way and differ only in where their candidates come from.
