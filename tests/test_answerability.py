@@ -135,6 +135,10 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Jak dlouhá je záruka na akumulátor terminálu SOVA T3?", "number"),
         ("cs", "Jak široké role potřebuje tiskárna štítků?", "number"),
         ("cs", "Jak rychle podpora reaguje na požadavek s prioritou P1?", "number"),
+        ("cs", "Jak rychlý je internet v kanceláři?", "number"),
+        ("cs", "Jak teplá je voda v bazénu?", "number"),
+        # the time ahead of something: "tři dny předem"
+        ("cs", "S jakým předstihem se objednává dort?", "duration"),
         ("cs", "Kolik korun přibude na stravenkovou kartu za den?", "amount"),
         ("cs", "Kolik korun stojí oběd pro návštěvy?", "amount"),
         # the year asked for by a phrase of its own
@@ -641,6 +645,19 @@ def test_a_focus_word_in_the_documents_title_counts_in_the_verdict() -> None:
     a = assess(text, "cs", needs, 2, True, title="Ruční skladový terminál SOVA T3")
     assert a.answers, a.as_dict()
     assert [f["matched_by"] for f in a.focus] == ["lemma", "title"]
+
+
+def test_a_window_that_says_the_focus_word_wins_over_one_the_title_lends_it_to() -> None:
+    # every window holds "zaparkovat" by the title's "parkování" and a place ("na adrese", "ve
+    # dvoře"); the evidence is the sentence on the parking places, not the address before it
+    needs = _needs("Kde můžu zaparkovat?", "cs")
+    text = (
+        "Kancelář sídlí na adrese Lipová 12 v Olomouci. "
+        "Ve dvoře jsou čtyři parkovací místa pro návštěvy."
+    )
+    a = assess(text, "cs", needs, 1, True, title="Kontakty a parkování")
+    assert a.answers and text[a.window[0] : a.window[1]].startswith("Ve dvoře"), a.as_dict()
+    assert [f["matched_by"] for f in a.focus] == ["family"], a.focus
 
 
 def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not() -> None:

@@ -132,6 +132,11 @@ def _joined(a: str, b: str, lang: str = "cs") -> bool:
         ("jeskyně", "jeskynní"),
         ("úspěch", "úspěšně"),
         ("strach", "strašný"),
+        # an adjective of purpose and a participle of an -ovat verb keep the verb's root
+        ("zaparkovat", "parkovacích"),
+        ("rezervovat", "rezervovaný"),
+        ("hlasování", "hlasovací"),
+        ("jmenovat", "jmenovaná"),
         # a fee named after what it pays for
         ("škola", "školné"),
         ("pošta", "poštovné"),

@@ -172,6 +172,14 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak hluboká", "number"),
         ("jak hluboké", "number"),
         ("jak rychle", "number"),
+        ("jak rychlý", "number"),
+        ("jak rychlá", "number"),
+        ("jak rychlé", "number"),
+        ("jak teplý", "number"),
+        ("jak teplá", "number"),
+        ("jak teplé", "number"),
+        # the time ahead of something ("S jakým předstihem se objednat?"): "tři dny předem"
+        ("s jakým předstihem", "duration"),
         # the currency of "how much" ("kolik korun"): a passage writes "Kč"
         ("kolik korun", "number"),
         ("kolik", "number"),

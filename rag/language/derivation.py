@@ -129,6 +129,10 @@ _SUFFIXES: dict[str, tuple[tuple[str, bool], ...]] = {
         # of jízda, nájemné of nájem): a lemma in -né is such a noun, an adjective's is in -ný
         ("ovné", False),
         ("né", False),
+        # an adjective of purpose and a passive participle of an -ovat verb hold the verb's
+        # root (parkovací / parkovat, rezervovaný / rezervovat), as its -ování noun does
+        ("ovací", False),
+        ("ovaný", False),
         ("ací", False),
         ("ící", False),
         # a noun's own nominative ending ("oprava" / "opravit"), and an adverb's of its adjective
@@ -286,8 +290,10 @@ def _word_roots(surface: str, lang: str) -> tuple[str, str | None]:
         root, verbal = stem, True  # prasklý / prasknout
     elif not verbal and (made := _deverbal_root(lemma, root, lang)) is not None:
         root, verbal = made, True  # výměna / vyměnit, prodej / prodat
-    if not verbal and ending not in _IOTATED:
-        root = _fixed_e(root, lang)  # a participle's root is its verb's: no mobile "e"
+    if not verbal and ending not in _IOTATED and not ending.startswith("ova"):
+        # a participle's root is its verb's, and so is the root before an -ovat verb's "-ova-"
+        # (jmenovaný, jmenovat): no mobile "e"
+        root = _fixed_e(root, lang)
     if ending in _IOTATED and lang == "cs":
         root = _iotated(root)
     elif not verbal and lang == "cs":

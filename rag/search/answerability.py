@@ -140,6 +140,8 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 67: the adjectives in -ovací and the participles in -ovaný of an -ovat verb hold the verb's
+# root (parkovací / parkovat: derivation._SUFFIXES) (64 to 66: trials, never on main);
 # 63: "-ba" a suffix after a consonant only (osoba / osobní: derivation._strip);
 # 62: a short form of a longer lemma holds the lemma's family (škol of škola);
 # 61: the verb lemmas of KEYS_VERSION 16 (rag.language.lemmas);
@@ -222,7 +224,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 63
+ANALYSIS_VERSION = 67
 
 
 @dataclass(frozen=True, slots=True)
@@ -1328,7 +1330,7 @@ class _Plan:
         ]
         self.keyset = frozenset(self.bits)
         # windows of one question's candidates hold the same few keys over and over
-        self.memo: dict[tuple[int, int, float], tuple[int, float]] = {}
+        self.memo: dict[tuple[int, int, float], tuple[int, int, float]] = {}
 
     def _bit(self, key: str) -> int:
         return 1 << self.bits.setdefault(key, len(self.bits) + len(self.beginnings))
@@ -1381,14 +1383,16 @@ class _Plan:
                     named.add(group)
         return met
 
-    def window(self, found: int, titled: int, prefix_credit: float) -> tuple[int, float]:
-        """A window's required and focus words met, and its idf-weighted coverage."""
+    def window(self, found: int, titled: int, prefix_credit: float) -> tuple[int, int, float]:
+        """A window's required and focus words met, the focus words only the document's title
+        holds for it (as a negative number: fewer rank first), and its idf-weighted coverage."""
         key = (found, titled, prefix_credit)
         hit = self.memo.get(key)
         if hit is None:
             seen = found | titled
             checks = self.required_met(found) + sum(1 for mask in self.focus if mask & seen)
-            hit = self.memo[key] = (checks, self.cover(found, prefix_credit))
+            lent = sum(1 for mask in self.focus if mask & titled and not mask & found)
+            hit = self.memo[key] = (checks, -lent, self.cover(found, prefix_credit))
         return hit
 
     def cover(self, found: int, prefix_credit: float) -> float:
@@ -1563,8 +1567,12 @@ def assess(
                 else:
                     type_ok = True
             answered = type_ok or (leading and not held)
-            checks, cover = plan.window(held, titled, prefix_credit)
-            score = (checks + int(answered), cover, j - i, -i)
+            checks, lent, cover = plan.window(held, titled, prefix_credit)
+            # of windows alike but for where a focus word stands, the one whose own sentences
+            # say it is the evidence, not one the document's title lends it to ("Kde
+            # zaparkuji?" under "Kontakty a parkování": the sentence on the parking places,
+            # not the address above it)
+            score = (checks + int(answered), cover, lent, j - i, -i)
             if best is None or score > best[0]:
                 best = (score, i, j, answered)
     assert best is not None
