@@ -320,7 +320,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 5/40 (held-046 related: answered before from a chunk that does not say it); autoskola 20/22,
 # 2/13; koupaliste 23/30, 4/17; and, written at the forty-second round and measured before any
 # change of it: coworking 24/30, 0/15; kavarna 18/23, 2/11; after it: coworking 25/30, 0/15;
-# kavarna 19/23, 2/11. One case of slack
+# kavarna 19/23, 2/11; kadernictvi 13/17, 0/6. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -352,7 +352,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "zpravodaj": (16, 2),
     "divadlo": (12, 3),
     "homeoffice": (15, 1),
-    "kadernictvi": (11, 1),
+    "kadernictvi": (12, 1),
     "jidelna": (12, 1),
     "coworking": (24, 1),
     "kavarna": (18, 3),

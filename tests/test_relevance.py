@@ -275,7 +275,7 @@ DELIVERY = "Zboží odesíláme do 24 hodin. Doprava na výdejní místo stojí 
 def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding_one() -> None:
     # "Jaký máte e-mail?" has no content word: the knowledge base's own e-mail is asked for
     question = "Jaký máte e-mail?"
-    params = replace(DOCUMENT_RULE, support_max_distance=0.1725)
+    params = replace(DOCUMENT_RULE, support_max_distance=0.1725, agreement_max_distance=0.2)
     r = _chunks_retrieval(question, [(1, CONTACT, 0.16), (2, DELIVERY, 0.17)])
     for c in r.candidates:
         c.fts_rank = None  # no word to search by: the full-text list is empty
@@ -289,6 +289,10 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     for c in r.candidates:
         c.fts_rank = None
     assert [j.passed for j in judge(r, params)] == [False, False]
+    # a short question lies far from every passage: the vector list's first place within the
+    # distance both lists' first is held to, not only the word rules' vectors
+    r = _chunks_retrieval(question, [(1, CONTACT, 0.19)])
+    assert judge(r, params)[0].passed
     # too far off for the rule
     r = _chunks_retrieval(question, [(1, CONTACT, 0.25)])
     assert not judge(r, params)[0].passed

@@ -720,12 +720,15 @@ BARE_KINDS = frozenset({"contact", "email", "phone", "date", "time", "place"})
 
 
 def _foremost(c: Candidate, retrieval: Retrieval, params: FilterParams) -> bool:
-    """The first candidate of the fused lists, within the distance the word rules' vectors are
-    held to."""
+    """The first candidate of the fused lists, within the distance both lists' first is held
+    to: a question of nothing but its kind ("Kde vás najdu?") has no word for full text to
+    find, so the vector list's first place is all the retrieval can say, and a short question
+    lies further from every passage than one of many words (its window must still hold the
+    kind)."""
     return (
         c is retrieval.candidates[0]
         and c.distance is not None
-        and c.distance <= params.support_max_distance
+        and c.distance <= params.agreement_max_distance
     )
 
 
