@@ -660,6 +660,16 @@ def test_a_window_that_says_the_focus_word_wins_over_one_the_title_lends_it_to()
     assert [f["matched_by"] for f in a.focus] == ["family"], a.focus
 
 
+def test_the_position_a_holder_is_asked_by_is_no_attribute_of_the_noun_after_it() -> None:
+    # "vedoucí sauny" is the one who heads the sauna: held where the passage says "vedoucí
+    # provozu", not only beside "sauna"
+    needs = _needs("Kdo je vedoucí sauny?", "cs")
+    assert needs.holder and not needs.phrases, needs.phrases
+    text = "Provozovatel: Městské lázně, vedoucí provozu Radek Vaculík, telefon 581 773 204."
+    a = assess(text, "cs", needs, 1, True, title="Provozní řád městské sauny")
+    assert [f["matched_by"] for f in a.focus] == ["title", "lemma"], a.focus
+
+
 def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not() -> None:
     # "rezervace" unknown to the corpus: no prefix match, only its first six letters
     needs = _needs("Kde se dělá rezervace zasedačky?", "cs", absent=("rezervace",))

@@ -292,7 +292,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 
 
 # Sets written after the shipped one (rag/regression/README.md): the natural questions and the
-# held-out batch over the sample corpus, and thirty small knowledge bases of their own (1 to
+# held-out batch over the sample corpus, and thirty-one small knowledge bases of their own (1 to
 # 10 documents, and two long documents). Each holds a floor just below what the shipped profile
 # measures on it (recalled answerable cases at least, not_found cases answered at most), so that
 # any regression fails; docs/evaluation.md gives the figures. Measured at the twenty-fourth round
@@ -320,7 +320,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 5/40 (held-046 related: answered before from a chunk that does not say it); autoskola 20/22,
 # 2/13; koupaliste 23/30, 4/17; and, written at the forty-second round and measured before any
 # change of it: coworking 24/30, 0/15; kavarna 18/23, 2/11; after it: coworking 25/30, 0/15;
-# kavarna 19/23, 2/11; kadernictvi 13/17, 0/6. One case of slack
+# kavarna 19/23, 2/11; kadernictvi 13/17, 0/6; and, written after those changes and measured
+# before any other: sauna 11/19, 1/9; after the holder's position: sauna 12/19, 1/9. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -356,6 +357,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "jidelna": (12, 1),
     "coworking": (24, 1),
     "kavarna": (18, 3),
+    "sauna": (11, 2),
 }
 
 

@@ -757,7 +757,14 @@ def question_needs(
     phrases: tuple[Phrase, ...] = ()
     beneficiaries: tuple[Phrase, ...] = ()
     if lang in attachment.LANGS:
-        phrases = _phrases(query, read, form_keys, focus, content)
+        # the position a holder is asked by is the question's head noun, whatever its word
+        # class ("vedoucí sauny" is the one who heads the sauna, not "the leading saunas"):
+        # a window holds it wherever it stands ("vedoucí provozu Radek Vaculík")
+        phrases = tuple(
+            p
+            for p in _phrases(query, read, form_keys, focus, content)
+            if post is None or p.modifier != post.surface
+        )
         beneficiaries = _beneficiaries(query, read, form_keys)
     needs = QuestionNeeds(
         kind,
