@@ -670,6 +670,18 @@ def test_the_position_a_holder_is_asked_by_is_no_attribute_of_the_noun_after_it(
     assert [f["matched_by"] for f in a.focus] == ["title", "lemma"], a.focus
 
 
+def test_a_recurrence_says_when() -> None:
+    for question, text in (
+        ("Kdy je ceremoniál?", "Saunérka provádí ceremoniál každou celou hodinu."),
+        ("Kdy jsou schůzky kroužku?", "Schůzky kroužku jsou každý týden."),
+    ):
+        a = assess(text, "cs", _needs(question, "cs"), 1, True)
+        assert a.answers, (question, a.as_dict())
+    # a unit of time alone is a duration, no time
+    a = assess("Ceremoniál trvá hodinu.", "cs", _needs("Kdy je ceremoniál?", "cs"), 1, True)
+    assert a.reason == "type", a.as_dict()
+
+
 def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not() -> None:
     # "rezervace" unknown to the corpus: no prefix match, only its first six letters
     needs = _needs("Kde se dělá rezervace zasedačky?", "cs", absent=("rezervace",))

@@ -899,6 +899,9 @@ _EVENT_BOUNDS: dict[str, frozenset[str]] = {
         skončení skončením"""
     )
 }
+_EVERY: dict[str, frozenset[str]] = {
+    "cs": _table("každý každá každé každou každého každém každým každí"),
+}
 _DATE_WORDS = _table(
     """leden ledna lednu únor února únoru březen března březnu duben dubna dubnu květen května
     květnu červen června červnu červenec července červenci srpen srpna srpnu září říjen října
@@ -1739,8 +1742,16 @@ def sentence_classes(
     bounded = tuple(
         f for i, (_, f) in enumerate(pairs) if f in bounds and i > 0 and pairs[i - 1][1] in before
     )
-    if dates or decades or bounded or having(_DATE_WORDS):
-        found["date"] = dates + decades + bounded + having(_DATE_WORDS)
+    # a recurrence says when, as "týdně" does: "každý týden", "každou celou hodinu" (a form of
+    # "každý" and a unit of time, one word between at most)
+    every = _EVERY.get(lang, frozenset())
+    recurring = tuple(
+        next(f for _, f in pairs[i + 1 : i + 3] if f in _TIME_UNITS)
+        for i, (_, f) in enumerate(pairs)
+        if f in every and any(g in _TIME_UNITS for _, g in pairs[i + 1 : i + 3])
+    )
+    if dates or decades or bounded or recurring or having(_DATE_WORDS):
+        found["date"] = dates + decades + bounded + recurring + having(_DATE_WORDS)
     codes = tuple(f for s, f in pairs if is_identifier(s))
     if codes:
         found["identifier"] = codes

@@ -140,6 +140,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # Bump it whenever what sentences() returns changes (its rules, the functions it calls, the fields
 # of Sentence): stored analyses of another version are then never used, and are recomputed in
 # the background (rag.ingest.analysis_queue).
+# 68: a recurrence ("každý týden", "každou celou hodinu") a time (answer_types._EVERY);
 # 67: the adjectives in -ovací and the participles in -ovaný of an -ovat verb hold the verb's
 # root (parkovací / parkovat: derivation._SUFFIXES) (64 to 66: trials, never on main);
 # 63: "-ba" a suffix after a consonant only (osoba / osobní: derivation._strip);
@@ -224,7 +225,7 @@ _STOPS = frozenset(".!?…:;,\"'”“»)")  # a sentence that ends so is no hea
 # 7: acronyms and the runs of words they spell; 6: verb forms lemmatized by their conjugation
 # class; 5: feminine surnames their own lemma; 4: word families with a plain final consonant,
 # "-ka" nouns
-ANALYSIS_VERSION = 67
+ANALYSIS_VERSION = 68
 
 
 @dataclass(frozen=True, slots=True)
