@@ -682,6 +682,38 @@ def test_a_recurrence_says_when() -> None:
     assert a.reason == "type", a.as_dict()
 
 
+def test_a_window_counting_the_thing_asked_for_otherwise_does_not_answer() -> None:
+    prices = "Malý dort pro 8 lidí stojí 690 Kč, velký pro 16 lidí stojí 1 290 Kč."
+    a = assess(prices, "cs", _needs("Kolik stojí dort pro třicet lidí?", "cs"), 1, True)
+    assert a.reason == "count" and not a.paraphrase, a.as_dict()
+    a = assess(prices, "cs", _needs("Kolik stojí dort pro šestnáct lidí?", "cs"), 1, True)
+    assert a.answers, a.as_dict()
+    # in words on both sides, and a bound compares rather than counts
+    text = "Permanentka na deset vstupů stojí 1 400 Kč."
+    a = assess(text, "cs", _needs("Kolik stojí permanentka na dvacet vstupů?", "cs"), 1, True)
+    assert a.reason == "count", a.as_dict()
+    assert _needs("Kolik stojí dort až pro třicet lidí?", "cs").counts == ()
+    # nor does a noun numeral count ("Pražská šestnáctka" is a festival), and the counted noun
+    # is the one after the number's attributes
+    assert _needs("Kdy začíná Pražská šestnáctka?", "cs").counts == ()
+    assert _needs("Zahynulo sedm českých turistů?", "cs").counts == (
+        ("7", frozenset({"l:turista"})),
+    )
+    # a bounded count in the window is no other number: two children fit "až tři děti"
+    family = "Rodinné vstupné pro dva dospělé a až tři děti stojí 220 Kč."
+    a = assess(family, "cs", _needs("Kolik zaplatí rodina se dvěma dětmi?", "cs"), 1, True)
+    assert a.answers, a.as_dict()
+    # a window that does not count the thing is not gainsaid ("Které dva ...?" over a list)
+    a = assess(
+        "Dort se dá objednat ve dvou velikostech.",
+        "cs",
+        _needs("Kolik stojí dort pro třicet lidí?", "cs"),
+        1,
+        False,
+    )
+    assert a.reason != "count", a.as_dict()
+
+
 def test_a_focus_word_derived_in_the_window_matches_and_one_outside_it_does_not() -> None:
     # "rezervace" unknown to the corpus: no prefix match, only its first six letters
     needs = _needs("Kde se dělá rezervace zasedačky?", "cs", absent=("rezervace",))

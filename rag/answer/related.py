@@ -20,7 +20,7 @@ from typing import Any
 from rag.answer.source import Source
 
 # The answerability checks whose refusal leaves a question undecided (rag.search.answerability)
-UNDECIDED = frozenset({"focus", "type"})
+UNDECIDED = frozenset({"focus", "type", "count"})
 MAX_RELATED = 3
 
 # What a related answer says before its list of sources.

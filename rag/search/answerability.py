@@ -51,6 +51,7 @@ from rag.ingest.chunking import sentence_spans
 from rag.language import attachment
 from rag.language.answer_types import (
     CONTACT_TYPES,
+    MULTIPLIERS,
     PERSON_TYPES,
     ROUND_THE_CLOCK,
     AnswerType,
@@ -62,6 +63,7 @@ from rag.language.answer_types import (
     asks_for_a_rule,
     asks_through_a_shell,
     calendar_kin,
+    cardinal_value,
     counted_word,
     frames_a_visit,
     hypernym_keys,
@@ -483,6 +485,9 @@ class QuestionNeeds:
     # for any other question: a sum says what is paid, not how
     manner: str = ""
     plan: _Plan | None = field(default=None, compare=False, repr=False)  # the needs as bit masks
+    # the counts it writes in words, each with the lemma keys of what it counts ("pro třicet
+    # lidí": "30", l:clovek): a window counting the same thing otherwise does not answer
+    counts: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def idf(df: int, n: int) -> float:
@@ -788,7 +793,75 @@ def question_needs(
         rule,
         manner.surface if manner is not None else "",
     )
-    return replace(needs, plan=_Plan(needs))
+    return replace(needs, plan=_Plan(needs), counts=_counts(query))
+
+
+# What compares a count rather than states it ("více než dvě", "do třiceti lidí", "asi pět"),
+# unaccented: a window's other number does not gainsay a bound.
+_BOUNDING = frozenset(
+    """vice mene nez pres kolem okolo asi temer skoro zhruba priblizne nejmene nejvyse nejvys
+    alespon aspon az bezmala necelych necela necele pod nad do od""".split()
+)
+
+
+def _counts(query: QueryKeys) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A Czech question's counts written as words, each with the lemma keys of the noun it
+    counts ("Kolik stojí dort pro třicet lidí?": "30" of "lidí"; "sedm českých turistů":
+    "turistů"); not a bound ("do třiceti lidí", "od svých devíti let"), a number multiplied
+    ("osm milionů"), nor a noun numeral ("Pražská šestnáctka")."""
+    if query.lang != "cs":
+        return ()
+    words = query.all_words
+    out = []
+    for i, w in enumerate(words[:-1]):
+        value = cardinal_value([k[2:] for k in w.keys if k[0] == "l"], "cs")
+        if (
+            value is None
+            or _NOUN_NUMERAL.search(w.form)
+            or any(v.form in _BOUNDING for v in words[max(0, i - 2) : i])
+        ):
+            continue
+        at = i + 1
+        while at < len(words) - 1 and at <= i + 2 and _adjective(words[at].surface.lower(), "cs"):
+            at += 1  # "sedm českých turistů": the noun after its attributes
+        noun = words[at]
+        lemmas = [k[2:] for k in noun.keys if k[0] == "l"]
+        if (
+            not noun.surface.isalpha()
+            or cardinal_value(lemmas, "cs") is not None
+            or any(noun.form.startswith(m) for m, _ in MULTIPLIERS.get("cs", ()))
+            or _adjective(noun.surface.lower(), "cs")
+            or _a_verb(noun.surface, lemmas, "cs")
+        ):
+            continue
+        keys = frozenset(k for k in noun.keys if k[0] == "l")
+        if keys:
+            out.append((value, keys))
+    return tuple(out)
+
+
+# The endings of the nouns made of numerals (šestnáctka, desítka, stovka, dvojice): a name or
+# a thing, no count.
+_NOUN_NUMERAL = re.compile(r"(?:k[aouy]|kou|kach|kami|ek|ice|ici|ic)$")
+
+
+def _counted_otherwise(
+    window: str, lang: str, counts: tuple[tuple[str, frozenset[str]], ...]
+) -> bool:
+    """Whether ``window`` counts a thing the question counts, and never by the question's number
+    ("pro 8 lidí ..., pro 16 lidí" for "pro třicet lidí"): it answers for other numbers. A
+    bounded count ("až tři děti") is no other number."""
+    tokens = analyze(window, lang)
+    said: dict[int, set[str]] = {}
+    for k, (a, b) in enumerate(zip(tokens, tokens[1:], strict=False)):
+        value = a.surface if a.surface.isdigit() else cardinal_value(a.lemmas, lang)
+        if value is None or (k > 0 and tokens[k - 1].form in _BOUNDING):
+            continue  # "až tři děti" bounds the count of a family ticket: two children fit
+        keys = {k for k in search_keys(b) if k[0] == "l"}
+        for n, (_, counted) in enumerate(counts):
+            if keys & counted:
+                said.setdefault(n, set()).add(str(int(value)))
+    return any(n in said and value not in said[n] for n, (value, _) in enumerate(counts))
 
 
 def participle_keys(surface: str, lang: str) -> tuple[str, ...]:
@@ -1158,7 +1231,7 @@ class Answerability:
     window: tuple[int, int] | None  # character offsets into the chunk's text
     answers: bool  # every check passed
     paraphrase: bool  # fails only by focus words: a very close vector may stand in for them
-    reason: str | None  # the first failed check: "absent", "required", "focus", "type"
+    reason: str | None  # the first failed check: "absent", "required", "count", "focus", "type"
     answer_type: str | None
     type_token: str | None  # the window token that met the answer type
     required: list[dict[str, Any]] = field(default_factory=list)
@@ -1676,6 +1749,10 @@ def assess(
         reason = "absent"
     elif unmet:
         reason = "required"
+    elif needs.counts and _counted_otherwise(
+        text[sents[i].start : sents[j].end], lang, needs.counts
+    ):
+        reason = "count"
     elif require_type and not type_ok:
         reason = "type"
     elif any(f["matched_by"] is None for f in focus):
