@@ -853,11 +853,11 @@ def _counted_otherwise(
     bounded count ("až tři děti") is no other number."""
     tokens = analyze(window, lang)
     said: dict[int, set[str]] = {}
-    for k, (a, b) in enumerate(zip(tokens, tokens[1:], strict=False)):
+    for at, (a, b) in enumerate(zip(tokens, tokens[1:], strict=False)):
         value = a.surface if a.surface.isdigit() else cardinal_value(a.lemmas, lang)
-        if value is None or (k > 0 and tokens[k - 1].form in _BOUNDING):
+        if value is None or (at > 0 and tokens[at - 1].form in _BOUNDING):
             continue  # "až tři děti" bounds the count of a family ticket: two children fit
-        keys = {k for k in search_keys(b) if k[0] == "l"}
+        keys = {key for key in search_keys(b) if key[0] == "l"}
         for n, (_, counted) in enumerate(counts):
             if keys & counted:
                 said.setdefault(n, set()).add(str(int(value)))
