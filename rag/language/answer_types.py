@@ -1746,9 +1746,10 @@ def sentence_classes(
     # "každý" and a unit of time, one word between at most)
     every = _EVERY.get(lang, frozenset())
     recurring = tuple(
-        next(f for _, f in pairs[i + 1 : i + 3] if f in _TIME_UNITS)
+        unit
         for i, (_, f) in enumerate(pairs)
-        if f in every and any(g in _TIME_UNITS for _, g in pairs[i + 1 : i + 3])
+        if f in every
+        for unit in [g for _, g in pairs[i + 1 : i + 3] if g in _TIME_UNITS][:1]
     )
     if dates or decades or bounded or recurring or having(_DATE_WORDS):
         found["date"] = dates + decades + bounded + recurring + having(_DATE_WORDS)

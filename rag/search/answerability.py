@@ -825,18 +825,16 @@ def _counts(query: QueryKeys) -> tuple[tuple[str, frozenset[str]], ...]:
         while at < len(words) - 1 and at <= i + 2 and _adjective(words[at].surface.lower(), "cs"):
             at += 1  # "sedm českých turistů": the noun after its attributes
         noun = words[at]
-        lemmas = [k[2:] for k in noun.keys if k[0] == "l"]
+        lemmas = [k[2:] for k in noun.keys if k[0] == "l"]  # in order: the first decides a verb
         if (
-            not noun.surface.isalpha()
-            or cardinal_value(lemmas, "cs") is not None
-            or any(noun.form.startswith(m) for m, _ in MULTIPLIERS.get("cs", ()))
-            or _adjective(noun.surface.lower(), "cs")
-            or _a_verb(noun.surface, lemmas, "cs")
+            lemmas
+            and noun.surface.isalpha()
+            and cardinal_value(lemmas, "cs") is None
+            and not any(noun.form.startswith(m) for m, _ in MULTIPLIERS.get("cs", ()))
+            and not _adjective(noun.surface.lower(), "cs")
+            and not _a_verb(noun.surface, lemmas, "cs")
         ):
-            continue
-        keys = frozenset(k for k in noun.keys if k[0] == "l")
-        if keys:
-            out.append((value, keys))
+            out.append((value, frozenset("l:" + lemma for lemma in lemmas)))
     return tuple(out)
 
 
