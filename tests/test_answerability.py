@@ -2090,3 +2090,45 @@ def test_no_number_is_part_of_a_name_after_a_regnal_number_or_outside_czech(
     question: str, lang: str
 ) -> None:
     assert not any(r.designates for r in _needs(question, lang).required)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Jak velkou zálohu musím zaplatit?",
+        "Jak dlouhou záruku máte?",
+        "Jak vysokou pokutu dostanu?",
+    ],
+)
+def test_a_measure_asked_in_the_accusative_asks_for_a_number(question: str) -> None:
+    # the measured noun is the object: "jak velkou", not "jak velká"; the adjective is the
+    # interrogative's, no word a passage must hold
+    needs = _needs(question, "cs")
+    assert needs.answer_type in ("number", "amount"), needs
+    assert not {"velkou", "dlouhou", "vysokou"} & {n.surface for n in needs.focus}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "amount"),
+    [
+        ("Rezervace platí po zaplacení zálohy 30 % z ceny pobytu.", True),
+        ("Při objednávce zaplatíte zálohu polovinu ceny.", True),
+        ("Zálohu tvoří třicet procent z ceny.", True),
+        ("Sleva je 20 % pro studenty.", False),  # a share of nothing priced
+        ("Polovina členů přišla.", False),
+    ],
+)
+def test_a_share_of_a_price_is_a_sum(sentence: str, amount: bool) -> None:
+    assert ("amount" in _classes(sentence, "cs")) is amount
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Koupat se lze jen na pláži u mola.",
+        "Převléknout se můžete v šatně u tělocvičny.",
+        "Platit lze na pokladně v pavilonu A.",
+    ],
+)
+def test_the_places_of_a_town_a_building_and_outdoors_are_places(sentence: str) -> None:
+    assert "place" in _classes(sentence, "cs")

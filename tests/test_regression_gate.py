@@ -322,7 +322,10 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # change of it: coworking 24/30, 0/15; kavarna 18/23, 2/11; after it: coworking 25/30, 0/15;
 # kavarna 19/23, 2/11; kadernictvi 13/17, 0/6; and, written after those changes and measured
 # before any other: sauna 11/19, 1/9; after the holder's position, a recurrence and another count
-# of the thing asked for: sauna 13/19, 0/9; kavarna 19/23, 1/11. One case of slack
+# of the thing asked for: sauna 13/19, 0/9; kavarna 19/23, 1/11; and, written at the
+# forty-third round and measured before any change of it: kemp 24/34, 0/12; druzina 14/23, 0/10;
+# nemocnice 17/30, 1/12; after it: kemp 27/34, 0/12; druzina 16/23, 0/10; nemocnice 18/30,
+# 1/12; kavarna 20/23, 1/11. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -357,8 +360,11 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "kadernictvi": (12, 1),
     "jidelna": (12, 1),
     "coworking": (24, 1),
-    "kavarna": (18, 2),
+    "kavarna": (19, 2),
     "sauna": (12, 1),
+    "kemp": (26, 1),
+    "druzina": (15, 1),
+    "nemocnice": (17, 2),
 }
 
 

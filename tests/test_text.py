@@ -718,6 +718,21 @@ def test_keys_are_the_same_across_threads() -> None:
     assert results == [chunk_keys(sample, "cs").keys] * 4
 
 
+@pytest.mark.parametrize(
+    ("question", "content"),
+    [
+        ("Můžu s sebou vzít psa?", ["vzít", "psa"]),
+        ("Kdy za námi přijedou kamarádi?", ["přijedou", "kamarádi"]),
+        ("Kolik dětí je v jednom oddělení?", ["dětí", "oddělení"]),
+        ("Co pro něj mám připravit?", ["připravit"]),
+        # "jedna" is left out: unaccented it is "jedná", a verb
+        ("S kým jedná ředitel?", ["jedná", "ředitel"]),
+    ],
+)
+def test_the_personal_pronouns_and_jeden_are_stopwords(question: str, content: list[str]) -> None:
+    assert [w.surface for w in query_keys(question, "cs").words] == content
+
+
 @pytest.mark.parametrize("question", ["Kterej den smí pes do kanceláře?", "Jakej je příplatek?"])
 def test_spoken_czech_interrogatives_are_stopwords(question: str) -> None:
     words = {w.surface.lower() for w in query_keys(question, "cs").words}

@@ -687,3 +687,22 @@ def test_a_noun_in_ce_of_a_verb_form_is_no_agent(word: str) -> None:
     # "velice" is no one who "velí", a silnice no one who "sílí": the -ce agent's noun must be
     # a word of its own (prodejce: prodej), not another's form
     assert not any(k.startswith("f:%") for k in held_families(word, "cs"))
+
+
+@pytest.mark.parametrize(
+    ("question_word", "passage_word"),
+    [
+        ("zjistit", "zjištění"),  # "st" iotates to "šť"
+        ("čistit", "čištění"),
+        ("jezdit", "ježdění"),  # "zd" to "žď"
+        ("myslet", "myšlení"),  # "sl" to "šl"
+        ("pojistit", "pojištění"),
+    ],
+)
+def test_a_cluster_iotates_whole(question_word: str, passage_word: str) -> None:
+    assert _joined(question_word, passage_word)
+
+
+def test_a_cluster_iotates_only_where_the_dictionary_knows_the_plain_verb() -> None:
+    # no verb "nemyslit" or "nemyslet" the dictionary knows: the "šl" stays the word's own
+    assert held_families("nemyšlený", "cs") == ("f:nemyšl",)

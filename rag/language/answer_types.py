@@ -97,7 +97,9 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 # the "ceně" of "v ceně" (included: "Jsou učebnice v ceně?" over "Učebnice si studenti
 # kupují sami"), and the verbs of measure beside "stát" and "trvat": what a thing holds,
 # weighs or measures ("Kolik lidí se vejde do sálu?") a passage states as the measure ("sál do
-# 50 osob", "taška 12 kg", "věž vysoká 24 metrů"), not by the verb.
+# 50 osob", "taška 12 kg", "věž vysoká 24 metrů"), not by the verb; and "podat" of a filing, a
+# support verb as "dát" is ("Dokdy musím podat přihlášku?": the noun says what is filed, and a
+# passage says "přihlášku odevzdáte").
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
@@ -106,7 +108,7 @@ _FRAMES: dict[str, str] = {
         slečna napsat psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší
         jet ceně uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
         vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný vejít pojmout vážit
-        měřit""",
+        měřit podat podávat""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
@@ -178,6 +180,17 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak teplý", "number"),
         ("jak teplá", "number"),
         ("jak teplé", "number"),
+        # the same measures in the accusative, where the measured noun is the object ("Jak velkou
+        # zálohu musím zaplatit?", "Jak dlouhou záruku máte?")
+        ("jak starou", "number"),
+        ("jak dlouhou", "number"),
+        ("jak širokou", "number"),
+        ("jak velkou", "number"),
+        ("jak vysokou", "number"),
+        ("jak těžkou", "number"),
+        ("jak hlubokou", "number"),
+        ("jak rychlou", "number"),
+        ("jak teplou", "number"),
         # the time ahead of something ("S jakým předstihem se objednat?"): "tři dny předem"
         ("s jakým předstihem", "duration"),
         # the currency of "how much" ("kolik korun"): a passage writes "Kč"
@@ -837,6 +850,15 @@ def year_spans(text: str, lang: str) -> list[tuple[str, int, int]]:
     return out
 
 
+# A sum given as a share of a price ("zálohu 30 % z ceny pobytu", "zálohu polovinu ceny"): the
+# passage says what is paid as a currency's amount would, and the share is its number.
+_SHARE_OF_PRICE: dict[str, re.Pattern[str]] = {
+    "cs": re.compile(
+        r"(?i)(\d+\s?%|(?:\d+\s+)?\bprocent\w*|\bpolovin\w*|\btřetin\w*|\bčtvrtin\w*)\s+(?:z\s+)?"
+        r"(?:ceny|částky)\b"
+    ),
+}
+
 _CURRENCY = re.compile(
     r"(?i)(?:€|\$|£|\bkč\b|\bczk\b|\beur\b|\busd\b|\bkorun|\beur[ao]?\b|\bdolar|\bdollar"
     r"|\bzł|\bzłot|\bруб|\bевро|\bдоллар|\bfranc|\bpound|\bcrown)"
@@ -980,14 +1002,18 @@ def is_leading(lemmas: Iterable[str], form: str, lang: str) -> bool:
     return _among(LEADING.get(lang, frozenset()), lemmas, form)
 
 
-# Lemmas that name a place without a proper name.
+# Lemmas that name a place without a proper name: the rooms of a building, the buildings and
+# places of a town, the places outdoors, and the places online a passage sends a reader to.
 PLACE_CUES: dict[str, frozenset[str]] = {
     "cs": _table(
         """budova patro přízemí místnost kancelář recepce sklad hala ulice náměstí areál brána
         parkoviště jídelna dům středisko město vchod dvůr chodba suterén sídlo adresa portál
         intranet web stránka nástěnka tabule sál louka park zahrada kuchyň shromaždiště
         aplikace trezor složka pobočka sklep půda garáž kotelna prádelna sušárna kolárna
-        schodiště"""
+        schodiště kuchyňka koupelna toaleta umývárna šatna učebna tělocvična dílna laboratoř
+        čekárna pokladna výdejna knihovna kavárna restaurace bufet obchod prodejna pošta hotel
+        nemocnice nádraží zastávka radnice úřad kostel hřiště koupaliště bazén pláž břeh molo
+        přístav nábřeží les náves pavilon"""
     ),
     "sk": _table("budova poschodie miestnosť kancelária recepcia sklad hala ulica námestie areál"),
     "pl": _table("budynek piętro pokój biuro recepcja magazyn hala ulica plac teren"),
@@ -1718,9 +1744,12 @@ def sentence_classes(
         numbers += tuple(n for s in surfaces if (n := combined_number(s, lang)) is not None)
     for kind, tokens in contact_tokens(text, lemmas, numbers, lang).items():
         found[kind] = tokens
+    share = _SHARE_OF_PRICE.get(lang)
+    shares = tuple(unaccent(m.group(1).lower()) for m in share.finditer(text)) if share else ()
+    numbers += tuple(f for f in shares if not _DIGIT.search(f))  # "polovinu" of "polovinu ceny"
     if numbers:
         found["number"] = numbers
-        if _CURRENCY.search(text):
+        if shares or _CURRENCY.search(text):
             found["amount"] = numbers
         if having(_TIME_UNITS):
             found["duration"] = numbers

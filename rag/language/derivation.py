@@ -483,6 +483,14 @@ def _iotated(root: str) -> str:
     dictionary may know the -hnout verb without the prefix only (podržet as držet)."""
     if root.endswith("c"):
         return root[:-1] + "t"
+    # a cluster iotates whole, "st" to "šť", "zd" to "žď", "sl" to "šl" (pustit / puštění,
+    # zjistit / zjištění, jezdit / ježdění, myslet / myšlení), where the dictionary knows the
+    # verb with the plain cluster
+    cluster = _IOTATED_CLUSTERS.get(root[-2:].replace("ť", "t").replace("ď", "d"))
+    if cluster is not None and any(
+        _known(root[:-2] + cluster + ending, "cs") for ending in ("it", "et", "ět")
+    ):
+        return root[:-2] + cluster
     # the imperfective may lengthen the vowel the verb in -dit has short (uklízet / uklidit)
     if root.endswith("z") and any(
         _known(stem + "dit", "cs") for stem in dict.fromkeys((root[:-1], _shortened(root[:-1])))
@@ -509,6 +517,9 @@ def _velar_ch(root: str, ending: str) -> str:
         return root[:-1] + "ch"
     return root
 
+
+# The consonant clusters an iotated root spells apart, and the plain clusters of their verbs.
+_IOTATED_CLUSTERS = {"št": "st", "žd": "zd", "šl": "sl"}
 
 # How an iotated root's last consonant is spelled, unaccented, in the words _iotated reads.
 _IOTATED_SPELLING = {"t": "c", "d": "z", "h": "z", "k": "c"}

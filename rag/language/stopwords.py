@@ -26,7 +26,12 @@ conjunction. Every conjunction is listed, subordinating ("protože", "ačkoli", 
 ("avšak", "jenže"; "sondern", "jedoch"; "однако", "зато"), with the connective adverbs that do a
 conjunction's work ("proto", "tudíž", "nicméně"; "deshalb", "trotzdem"; "поэтому"): they join
 what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na
-věž sám?"): it says who, as a pronoun does. So are the pronouns of totality and of both
+věž sám?"): it says who, as a pronoun does; and the personal and reflexive pronouns are listed in
+every case, the forms after a preposition included ("za námi", "s sebou", "pro něj"), except
+"ně", which unaccented is the particle "ne". So is "jeden" in every case but "jedna", which
+unaccented is "jedná" (negotiates): a question's "one" counts its noun once ("Kolik dětí je v
+jednom oddělení?", "jeden z autorů"), which a passage says by the noun alone or by "každý"; the
+count rule still reads it (answerability._counts). So are the pronouns of totality and of both
 ("všechno", "oba"; German "alle", "jede", "beide", "andere" with the possessives in every case
 form, "seine", "ihrer", and the relative "denen", "dessen"; Russian "весь", "каждый", "оба"),
 and the German prepositions ("zwischen", "neben", "seit", "wegen"; not "ab", which is also the
@@ -73,7 +78,8 @@ onen onoho onomu onom oním onu onou oněch oněm
 takový taková takové takového takovému takovém takovým takovou takoví takových takovými takovej
 tolik
 on ona ono oni ony jeho její jejich jemu ji jí jim ho mu mi mě mně my vy nám vám nás vás
-já ty
+já ty mne mnou tebe tě tobě tebou jej něho něj němu ním jím něm ní námi vámi jich nich nim jimi
+nimi sebou
 v ve na do od po za z ze s u o k ke ku pro při před přes pod nad mezi bez kromě podle během
 proti kvůli
 už již jen také též taky tak tam tady zde ještě velmi více
@@ -97,6 +103,7 @@ zčásti zcela naprosto docela příliš dříve dřív předtím
 ačkoli ačkoliv přestože třebaže jelikož protože neboť poněvadž zatímco jestliže aniž dokud jakmile
 kdežto avšak nicméně jenže tudíž proto zdali
 všechno všichni vše oba obě
+jeden jedno jednoho jedné jednomu jednom jedním jednu jedni jedny jedněch jedněm jedněmi
 """
 
 _SK = """
