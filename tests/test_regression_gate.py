@@ -324,7 +324,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # before any other: sauna 11/19, 1/9; after the holder's position, a recurrence and another count
 # of the thing asked for: sauna 13/19, 0/9; kavarna 19/23, 1/11; and, written at the
 # forty-third round and measured before any change of it: kemp 24/34, 0/12; druzina 14/23, 0/10;
-# nemocnice 17/30, 1/12; after it: kemp 27/34, 0/12; druzina 16/23, 0/10; nemocnice 18/30,
+# nemocnice 17/30, 1/12; after it: kemp 27/34, 0/12; druzina 16/23, 0/10; nemocnice 19/30,
 # 1/12; kavarna 20/23, 1/11. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
@@ -364,7 +364,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "sauna": (12, 1),
     "kemp": (26, 1),
     "druzina": (15, 1),
-    "nemocnice": (17, 2),
+    "nemocnice": (18, 2),
 }
 
 

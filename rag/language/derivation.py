@@ -627,10 +627,12 @@ def _univerbal_adjective(surface: str, lang: str) -> str | None:
 def held_families(surface: str, lang: str) -> tuple[str, ...]:
     """The family keys a passage's word holds: its root and, for a prefixed verb, its root
     without the prefix marked as stripped, which only an unprefixed question word asks for; a
-    place noun in -iště its action's root marked as a place (:func:`place_families`)."""
+    place noun in -iště its action's root marked as a place (:func:`place_families`), and the
+    root itself: the car park's price is what parking costs ("Jak zaplatím parkovné?" over
+    "Parkoviště ... stojí 20 Kč")."""
     place = _place_root(surface, lang)
     if place is not None:
-        return (FAMILY_KEY + _PLACE + place,)
+        return (FAMILY_KEY + _PLACE + place, FAMILY_KEY + place)
     agent = _agent_root(surface, lang)
     own = (FAMILY_KEY + _AGENT + agent,) if agent is not None else ()
     root, bare = _roots(surface, lang)
@@ -761,8 +763,8 @@ _PLACE_ENDINGS = ("ištěmi", "ištích", "ištím", "ištěm", "iště", "išti
 @lru_cache(maxsize=65536)
 def _place_root(surface: str, lang: str) -> str | None:
     """The root of a Czech place noun in -iště (parkoviště: park, shromaždiště: shromažd,
-    koupaliště: koup), or None. Such a noun names the place of an action, another thing than
-    the action (parkování), so it holds its root apart, for questions for a place only."""
+    koupaliště: koup), or None. Such a noun names the place of an action: it holds its root
+    marked as a place, which a question for a place asks for, beside the action's own."""
     # the lemma, or the word itself in a case the dictionary lacks ("u shromaždišti")
     split = _suffixed(surface, lang, _PLACE_ENDINGS)
     if split is None:
