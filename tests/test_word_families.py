@@ -262,6 +262,8 @@ def test_an_unknown_finite_verb_is_a_verb() -> None:
         ("zablokuje", "zablokovat"),  # simplemma guesses "zablokout", no word of its dictionary
         ("odevzdejte", "odevzdat"),  # guessed "odevzdát"
         ("vyjíždějí", "vyjíždět"),  # guessed "vyjíždít"
+        ("převezte", "převézt"),  # veze / vézt: the imperative
+        ("odneste", "odnést"),  # nese / nést
     ],
 )
 def test_a_verb_form_the_dictionary_lacks_gets_its_verbs_lemma(form: str, known: str) -> None:
@@ -290,6 +292,7 @@ def test_a_noun_or_a_name_in_a_verbs_ending_keeps_its_lemma(word: str, lemma: st
         "zdarma",  # no verb ending
         "quadriennale",
         "jez",  # a weir, not the imperative of "jíst"
+        "pleste",  # in -este, but what precedes is too short for a verb's root
     ],
 )
 def test_a_word_is_no_verb_form_without_the_dictionarys_infinitive(word: str) -> None:

@@ -22,9 +22,10 @@ MIN_SIZE = 100
 # Bumped when the same text and settings give other chunks (2: an ordinal's period, "18.
 # Jahrhundert", ends no sentence; 3: the stopwords of KEYS_VERSION 12 and 15, conjunctions and
 # German possessives among them, open a sentence after a number as every function word does:
-# "Ich bin 25. Mein Bruder ..."; 5: those of KEYS_VERSION 18, "Jeden" among them; 4: a trial):
+# "Ich bin 25. Mein Bruder ..."; 5: those of KEYS_VERSION 18, "Jeden" among them; 4: a trial;
+# 6: "Jedna" of KEYS_VERSION 19):
 # stored documents' hashes and evaluation owners change with it.
-CHUNKING_VERSION = 5
+CHUNKING_VERSION = 6
 
 # A blank line: a newline, any whitespace, another newline.
 _PARA_BREAK = re.compile(r"\n\s*\n")

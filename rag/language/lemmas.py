@@ -215,7 +215,8 @@ def _feminine_surname(word: str, lemma: str) -> bool:
 
 # Czech conjugation: (the ending of a finite or participle form, the infinitive endings of the
 # classes that have it), by the grammar's five classes: kupuje / kupovat, tiskne / tisknout,
-# kryje / krýt, prosí / prosit, trpí / trpět, sází / sázet, dělá / dělat. Person endings of the
+# kryje / krýt, prosí / prosit, trpí / trpět, sází / sázet, dělá / dělat, and the verbs of
+# carrying in -ézt and -ést (veze / vézt, nese / nést). Person endings of the
 # present (1st and 2nd person singular and plural, 3rd person), the imperative, the past (-l,
 # -la, -li, -lo, -ly) and the passive participle. The longest ending that matches decides.
 def _conjugation() -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -236,6 +237,10 @@ def _conjugation() -> tuple[tuple[str, tuple[str, ...]], ...]:
     add(["yj" + e for e in ("i", "u", "eš", "e", "eme", "ete", "í")], ("ýt",))
     add(["ij" + e for e in ("i", "u", "eš", "e", "eme", "ete", "í")], ("ít",))
     add(["ej" + e for e in ("i", "u", "eš", "e", "eme", "ete")], ("át",))
+    # the verbs of carrying in -ézt and -ést, whose stem ends in "z" and "s" (převézt: převezu,
+    # převezte; odnést: odnesu, odneste), the present and the imperative
+    add(["ez" + e for e in ("u", "eš", "e", "eme", "ete", "ou", "te", "me")], ("ézt",))
+    add(["es" + e for e in ("u", "eš", "eme", "ete", "ou", "te", "me")], ("ést",))
     add(["á" + e for e in present] + ["aj" + e for e in ("í", "te")], ("at",))
     add(["a" + e for e in past], ("at",))
     add(["í" + e for e in present], ("it", "et", "ět"))

@@ -28,10 +28,11 @@ conjunction's work ("proto", "tudíž", "nicméně"; "deshalb", "trotzdem"; "п�
 what a question says, and no passage is about them. So is the emphatic pronoun "sám" ("Můžu na
 věž sám?"): it says who, as a pronoun does; and the personal and reflexive pronouns are listed in
 every case, the forms after a preposition included ("za námi", "s sebou", "pro něj"), except
-"ně", which unaccented is the particle "ne". So is "jeden" in every case but "jedna", which
-unaccented is "jedná" (negotiates): a question's "one" counts its noun once ("Kolik dětí je v
-jednom oddělení?", "jeden z autorů"), which a passage says by the noun alone or by "každý"; the
-count rule still reads it (answerability._counts). So are the pronouns of totality and of both
+"ně", which unaccented is the particle "ne". So is "jeden" in every case: a question's "one"
+counts its noun once ("Kolik stojí jedna krabice?", "Kolik dětí je v jednom oddělení?", "jeden
+z autorů"), which a passage says by the noun alone or by "každý"; the count rule still reads
+it (answerability._counts). Unaccented, "jedna" is also "jedná", whose commonest use, "jedná
+se o", frames a question as "být" does. So are the pronouns of totality and of both
 ("všechno", "oba"; German "alle", "jede", "beide", "andere" with the possessives in every case
 form, "seine", "ihrer", and the relative "denen", "dessen"; Russian "весь", "каждый", "оба"),
 and the German prepositions ("zwischen", "neben", "seit", "wegen"; not "ab", which is also the
@@ -103,7 +104,7 @@ zčásti zcela naprosto docela příliš dříve dřív předtím
 ačkoli ačkoliv přestože třebaže jelikož protože neboť poněvadž zatímco jestliže aniž dokud jakmile
 kdežto avšak nicméně jenže tudíž proto zdali
 všechno všichni vše oba obě
-jeden jedno jednoho jedné jednomu jednom jedním jednu jedni jedny jedněch jedněm jedněmi
+jeden jedna jedno jednoho jedné jednomu jednom jedním jednu jedni jedny jedněch jedněm jedněmi
 """
 
 _SK = """
