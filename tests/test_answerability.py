@@ -2132,3 +2132,31 @@ def test_a_share_of_a_price_is_a_sum(sentence: str, amount: bool) -> None:
 )
 def test_the_places_of_a_town_a_building_and_outdoors_are_places(sentence: str) -> None:
     assert "place" in _classes(sentence, "cs")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "asking"),
+    [
+        ("Ve které dny rozvážíte?", "date", "dny"),
+        ("Který den je trh?", "date", "den"),
+        ("Jak dlouho dopředu mám objednat dort?", "duration", "dopředu"),
+        ("Jak dlouho předem se mám objednat?", "duration", "předem"),
+    ],
+)
+def test_a_day_and_a_time_ahead_are_asked_by_phrases_of_their_own(
+    question: str, kind: str, asking: str
+) -> None:
+    # the phrase's noun or adverb is the interrogative's, no word a passage must hold
+    needs = _needs(question, "cs")
+    assert needs.answer_type == kind, needs
+    assert asking not in {n.surface for n in needs.focus}
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("Můžu k vám přijít jen na jeden den?", "den"), ("Musím platit předem?", "předem")],
+)
+def test_a_phrase_word_outside_its_phrase_is_a_content_word(question: str, word: str) -> None:
+    # "den" asks with "které dny", and "předem" with "jak dlouho předem"; elsewhere they say what
+    # the question is about
+    assert word in {n.surface for n in _needs(question, "cs").focus}

@@ -191,8 +191,13 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("jak hlubokou", "number"),
         ("jak rychlou", "number"),
         ("jak teplou", "number"),
-        # the time ahead of something ("S jakým předstihem se objednat?"): "tři dny předem"
+        # the time ahead of something ("S jakým předstihem se objednat?", "Jak dlouho dopředu
+        # mám objednat dort?"): "tři dny předem"
         ("s jakým předstihem", "duration"),
+        ("jak dlouho dopředu", "duration"),
+        ("jak dlouho předem", "duration"),
+        ("jak moc dopředu", "duration"),
+        ("jak moc předem", "duration"),
         # the currency of "how much" ("kolik korun"): a passage writes "Kč"
         ("kolik korun", "number"),
         ("kolik", "number"),
@@ -204,6 +209,18 @@ _QUESTION_PHRASES: dict[str, tuple[tuple[str, AnswerType], ...]] = {
         ("ve kterém roce", "date"),
         ("v jakém roce", "date"),
         ("kterého roku", "date"),
+        # the day asked for by a phrase of its own ("Ve které dny rozvážíte?", "Který den je
+        # trh?"): a passage names the days ("od úterý do soboty")
+        ("ve které dny", "date"),
+        ("v které dny", "date"),
+        ("v jaké dny", "date"),
+        ("které dny", "date"),
+        ("jaké dny", "date"),
+        ("ve který den", "date"),
+        ("v který den", "date"),
+        ("v jaký den", "date"),
+        ("který den", "date"),
+        ("kterého dne", "date"),
         ("dokdy", "date"),
         ("odkdy", "date"),
         ("kdo", "person"),
@@ -1155,14 +1172,21 @@ def counted_word(forms: Sequence[str], lang: str) -> int | None:
     return None
 
 
+# Words of interrogative phrases that are content words elsewhere ("vstup na jeden den", "Musím
+# platit předem?", "výkonná moc"): the interrogative's only inside the question's own phrase
+# (asking_words), not wherever a question holds them.
+_IN_PHRASE_ONLY = frozenset({"den", "dny", "dne", "dopredu", "predem", "moc"})
+
+
 @lru_cache(maxsize=16)
 def interrogative_forms(lang: str) -> frozenset[str]:
     """Words of the interrogative phrases of ``lang`` and of every other language's "how many"
-    (a short question is easily taken for the wrong language): never content words."""
+    (a short question is easily taken for the wrong language): never content words, but those
+    that are content words outside their phrase (_IN_PHRASE_ONLY)."""
     words = {w for phrase, _ in QUESTION_TYPES.get(lang, ()) for w in phrase}
     for rows in QUESTION_TYPES.values():
         words.update(w for phrase, kind in rows for w in phrase if kind == "number")
-    return frozenset(words)
+    return frozenset(words - _IN_PHRASE_ONLY)
 
 
 # Lemmas (and the forms a lemmatizer may leave as they are) that name a time of a closed calendar

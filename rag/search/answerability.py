@@ -60,6 +60,7 @@ from rag.language.answer_types import (
     answer_token,
     answer_type,
     asked_units,
+    asking_words,
     asks_for_a_rule,
     asks_through_a_shell,
     calendar_kin,
@@ -531,7 +532,9 @@ def question_needs(
         ]
         if definitional(forms, named, lang):
             kind = None  # "Kdo je Novák?": any passage about Novák answers
-    asking = interrogative_forms(lang)
+    # the interrogatives' words, and those of the phrase this question asks with ("dny" of "Ve
+    # které dny rozvážíte?", a content word elsewhere)
+    asking = interrogative_forms(lang) | asking_words(forms, lang)
     # a question whether ("Může jít čtrnáctiletý syn do vířivky?"): any limit of its number's
     # unit answers it, whichever side of it the number lies (rag.language.ranges)
     whether = kind is None and not asks_for_something(forms, lang)
