@@ -2160,3 +2160,10 @@ def test_a_phrase_word_outside_its_phrase_is_a_content_word(question: str, word:
     # "den" asks with "které dny", and "předem" with "jak dlouho předem"; elsewhere they say what
     # the question is about
     assert word in {n.surface for n in _needs(question, "cs").focus}
+
+
+def test_a_clipped_unit_asks_for_its_written_word() -> None:
+    # spoken "kilo" is the documents' "kilogram" (rag.language.register)
+    needs = _needs("Kolik stojí kilo dortu?", "cs")
+    a = assess("Kilogram dortu stojí 690 Kč.", "cs", needs, 2, True)
+    assert a.answers, a.as_dict()

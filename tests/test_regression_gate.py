@@ -328,7 +328,7 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 1/12; kavarna 20/23, 1/11; and, written after those and measured before any other change:
 # stehovani 12/24, 2/10; after "jedna" and the verbs of carrying: stehovani 13/24, 2/10; and,
 # written after those and measured before any other: cukrarna 16/20, 0/8; after a day and the
-# time ahead asked by phrases: cukrarna 18/20, 0/8. One case of slack
+# time ahead asked by phrases and the spoken "kilo": cukrarna 19/20, 0/8. One case of slack
 # each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -369,7 +369,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "druzina": (15, 1),
     "nemocnice": (18, 2),
     "stehovani": (12, 3),
-    "cukrarna": (17, 1),
+    "cukrarna": (18, 1),
 }
 
 

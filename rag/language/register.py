@@ -85,6 +85,7 @@ _SPOKEN = {
         matika: matematika
         hoďka hoďku: hodina
         kilák kiláků: kilometr
+        kilo: kilogram
         kubík: krychlový
     """,
 }
