@@ -13,6 +13,7 @@ from rag.language.answer_types import (
     is_frame,
     is_identifier,
     is_name,
+    named_month,
     names_a_season,
     names_money,
     names_paying,
@@ -20,6 +21,7 @@ from rag.language.answer_types import (
     numeral_compound,
     sentence_classes,
     spanned_days,
+    spanned_months,
     spans_months,
     sum_numbers,
     year_spans,
@@ -86,6 +88,9 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Kde najdu číslo na IT pohotovost?", "phone"),
         ("cs", "Jaké je číslo účtu společenství?", None),
         ("cs", "Jaké číslo má brána u skladu?", None),
+        # what a thing means is asked, never a contact: the numbers on a meter
+        ("cs", "Co znamenají ty červený čísla na vodoměru?", None),
+        ("de", "Was bedeutet die Nummer auf dem Zähler?", None),
         ("en", "What is the phone number of the reception?", "phone"),
         ("cs", "Co mám dělat, když ztratím firemní telefon?", None),
         ("cs", "Kdo má na starosti telefony?", "person"),
@@ -184,6 +189,43 @@ def test_the_interrogative_sets_the_answer_type(lang: str, question: str, expect
 def test_frame_words_are_found_through_their_lemmas(lang: str, word: str, frame: bool) -> None:
     (token,) = analyze(word, lang)
     assert is_frame(token.lemmas, token.form, lang) is frame
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "answers"),
+    [
+        # a question whether or how of nothing but a frame word asks about its own sense
+        ("Jak se platí?", "Platí se hotově nebo kartou po skončení stěhování.", True),
+        ("Jak se platí?", "Krabice půjčujeme zdarma na čtrnáct dní.", False),
+        ("Co mám dělat?", "Dělat nemusíte nic, ozveme se sami.", True),
+        # a question for a kind keeps its frames: the passage gives the kind without them
+        ("Kde vás najdu?", "Sídlíme v Litovli na Masarykově náměstí 14.", True),
+        # with a word besides, the frame word frames it
+        ("Jak se platí záloha?", "Zálohu uhradíte převodem předem.", True),
+    ],
+)
+def test_a_question_of_frame_words_alone_asks_about_them(
+    question: str, passage: str, answers: bool
+) -> None:
+    a = assess(passage, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("word", "frame"),
+    [
+        # the verbs of sending a filing and of getting a thing, as "podat" and "dostat" are
+        ("poslat", True),
+        ("pošlete", True),
+        ("zaslat", True),
+        ("seženu", True),
+        ("obstarat", True),
+        ("podepsat", False),
+    ],
+)
+def test_the_verbs_of_sending_and_of_getting_frame_a_question(word: str, frame: bool) -> None:
+    (token,) = analyze(word, "cs")
+    assert is_frame(token.lemmas, token.form, "cs", word) is frame
 
 
 def test_a_generic_verb_is_no_focus_word() -> None:
@@ -1399,6 +1441,45 @@ def test_spanned_days(text: str, days: set[int]) -> None:
     assert spanned_days(text, "cs") == days
 
 
+@pytest.mark.parametrize(
+    ("text", "months"),
+    [
+        ("Od dubna do října je otevřeno v sobotu.", set(range(3, 10))),
+        # across the year's end
+        ("Od listopadu do března platí zimní provoz.", {10, 11, 0, 1, 2}),
+        ("provoz duben až říjen", set(range(3, 10))),
+        ("květen–září", set(range(4, 9))),
+        # days of a month and two months joined by "a" are no span of months
+        ("od 1. do 31. května", set()),
+        ("v červnu a v září", set()),
+    ],
+)
+def test_spanned_months(text: str, months: set[int]) -> None:
+    assert spanned_months(text, "cs") == months
+
+
+@pytest.mark.parametrize(
+    ("question", "held"),
+    [
+        # a question whether: the span of months holds December
+        ("Dá se tam zajet v pátek v prosinci?", True),
+        # a question for a time in the month asks for a date, which the span does not give
+        ("Kdy je zavřeno v prosinci?", False),
+    ],
+)
+def test_a_span_of_months_holds_the_months_between_for_a_question_whether(
+    question: str, held: bool
+) -> None:
+    text = (
+        "Od dubna do října je otevřeno v pátek od 9 do 17 hodin. Od listopadu do března platí "
+        "zimní provoz: v pátek je zavřeno."
+    )
+    needs = _needs(question, "cs", absent=("prosinci",))
+    a = assess(text, "cs", needs, 2, True)
+    assert bool({f["word"]: f["matched_by"] for f in a.focus}["prosinci"]) == held, a.as_dict()
+    assert named_month(["prosinec"], "cs") == 11 and named_month(["patek"], "cs") is None
+
+
 def test_a_season_by_its_lemma_and_two_months_by_theirs() -> None:
     assert names_a_season(["zima"], "zime") and names_a_season(["winter"], "winter")
     assert not names_a_season(["leto"], "let")  # the genitive plural is the years
@@ -1708,8 +1789,13 @@ def test_the_bare_employer_of_a_question_is_the_documents_author(
         # a verb of coming after a modal asks whether a visit is possible: the terms answer
         ("Můžu přijet bez objednání?", "Bez objednání opravujeme jen drobné závady.", True),
         ("Do kolika můžu přijít večer?", "Posilovna je otevřená denně od 6:00 do 22:00.", True),
+        # function words between, "dá se" a modal too, and the verbs of calling in
+        ("Můžu k vám přijít v sobotu?", "V sobotu máme otevřeno od 9 do 12.", True),
+        ("Dá se tam zajet v sobotu?", "V sobotu je otevřeno od 8 do 12 hodin.", True),
+        ("Můžeme k vám zajet v neděli?", "V neděli máme zavřeno.", True),
         # elsewhere the verb says what happens, and the passage must say it
         ("Kdy přijede technik?", "Technik odjíždí z dílny v 8:00.", False),
+        ("Kdy k vám zajede technik?", "Technik odjíždí z dílny v 8:00.", False),
     ],
 )
 def test_a_verb_of_coming_after_a_modal_frames_the_question(

@@ -328,8 +328,13 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # 1/12; kavarna 20/23, 1/11; and, written after those and measured before any other change:
 # stehovani 12/24, 2/10; after "jedna" and the verbs of carrying: stehovani 13/24, 2/10; and,
 # written after those and measured before any other: cukrarna 16/20, 0/8; after a day and the
-# time ahead asked by phrases and the spoken "kilo": cukrarna 19/20, 0/8. One case of slack
-# each way for the fourth-decimal differences of the vectors between machines and engines.
+# time ahead asked by phrases and the spoken "kilo": cukrarna 19/20, 0/8; and, written at the
+# forty-fourth round and measured before any change of it: sberna 13/26, 0/9; kolej 11/26, 0/10;
+# vodarna 20/34, 2/12; after a question of frame words alone, the first passage holding a bare
+# question's kind, a month in a span of months, the verbs of sending and getting and of coming
+# after "dá se", a question what something means: sberna 16/26, 0/9; kolej 12/26, 0/10; vodarna
+# 22/34, 2/12; coworking 26/30, 0/15; kavarna 21/23, 1/11; stehovani 14/24, 2/10. One case of
+# slack each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (41, 4),
@@ -362,14 +367,17 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "homeoffice": (15, 1),
     "kadernictvi": (12, 1),
     "jidelna": (12, 1),
-    "coworking": (24, 1),
-    "kavarna": (19, 2),
+    "coworking": (25, 1),
+    "kavarna": (20, 2),
     "sauna": (12, 1),
     "kemp": (26, 1),
     "druzina": (15, 1),
     "nemocnice": (18, 2),
-    "stehovani": (12, 3),
+    "stehovani": (13, 3),
     "cukrarna": (18, 1),
+    "sberna": (15, 1),
+    "kolej": (11, 1),
+    "vodarna": (21, 3),
 }
 
 

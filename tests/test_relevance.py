@@ -284,11 +284,19 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     assert not delivery.passed
     lazy = judge(r, params, complete=False)
     assert [(j.passed, j.rule) for j in lazy] == [(True, "kind"), (False, None)]
-    # the nearest passage holds no e-mail, and the next one is not the nearest
+    # the nearest passage holds no e-mail: the next one that does answers (the knowledge
+    # base's contact may stand in a chunk of its own), alike without every window
     r = _chunks_retrieval(question, [(2, DELIVERY, 0.16), (1, CONTACT, 0.165)])
     for c in r.candidates:
         c.fts_rank = None
-    assert [j.passed for j in judge(r, params)] == [False, False]
+    assert [(j.passed, j.rule) for j in judge(r, params)] == [(False, None), (True, "kind")]
+    lazy = judge(r, params, complete=False)
+    assert [(j.passed, j.rule) for j in lazy] == [(False, None), (True, "kind")]
+    # only the first that holds one: a second contact further down is not a source
+    r = _chunks_retrieval(question, [(1, CONTACT, 0.16), (2, CONTACT, 0.17)])
+    for c in r.candidates:
+        c.fts_rank = None
+    assert [j.passed for j in judge(r, params)] == [True, False]
     # a short question lies far from every passage: the vector list's first place within the
     # distance both lists' first is held to, not only the word rules' vectors
     r = _chunks_retrieval(question, [(1, CONTACT, 0.19)])
@@ -302,6 +310,24 @@ def test_a_question_of_its_kind_alone_is_answered_by_the_nearest_passage_holding
     assert j.passed and j.coverage == 1.0, j.as_dict()
     # a question with a word of its own is held to its words: no passage names a warehouse
     r = _chunks_retrieval("Jaký je e-mail na sklad?", [(1, CONTACT, 0.16)])
+    assert not judge(r, params)[0].passed
+
+
+def test_a_question_of_its_kind_alone_takes_the_contact_its_text_gives_as_a_persons() -> None:
+    # a one-document knowledge base gives its contact as its manager's: a question of no word
+    # but its kind names no one whose contact another's could be
+    rules = "Odpad si každý vykládá sám. Psi musejí zůstat ve vozidle."
+    contact = "Za provoz odpovídá vedoucí dvora Radek Holub, tel. 731 482 906."
+    params = replace(DOCUMENT_RULE, support_max_distance=0.1725, agreement_max_distance=0.2)
+    r = _chunks_retrieval("Na jaké číslo můžu zavolat?", [(1, rules, 0.18), (1, contact, 0.19)])
+    for c in r.candidates:
+        c.fts_rank = None
+    first, second = judge(r, params)
+    assert not first.passed and second.passed and second.rule == "kind", second.as_dict()
+    assert second.answer is not None and second.answer.type_token == "731482906"
+    # a question naming whose contact it asks for is still held to it: the manager is no
+    # warehouse keeper
+    r = _chunks_retrieval("Jaké je číslo na skladníka?", [(1, contact, 0.16)])
     assert not judge(r, params)[0].passed
 
 

@@ -519,6 +519,26 @@ def test_a_question_for_a_person_meets_the_one_who_acts(word: str, agent: str) -
 
 
 @pytest.mark.parametrize(
+    ("asked", "held"),
+    [
+        # two agent nouns of one verb name one doer, in any question
+        ("prodavač", "prodejce"),
+        ("prodejce", "prodávající"),
+        ("správce", "spravující"),
+        ("řidič", "řídící"),
+    ],
+)
+def test_an_agent_noun_meets_another_agent_noun_of_its_verb(asked: str, held: str) -> None:
+    assert set(families(asked, "cs")) & set(held_families(held, "cs"))
+
+
+def test_an_agent_noun_does_not_meet_its_action() -> None:
+    # the seller is not the selling: only the agent's marked root is shared
+    assert not set(families("prodavač", "cs")) & set(held_families("prodávání", "cs"))
+    assert not set(families("prodávání", "cs")) & set(held_families("prodavač", "cs"))
+
+
+@pytest.mark.parametrize(
     ("short", "word"),
     [
         ("škol", "školní"),  # the genitive plural without an ending: návštěvy škol, školní třída

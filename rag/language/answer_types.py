@@ -99,7 +99,9 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 # weighs or measures ("Kolik lidí se vejde do sálu?") a passage states as the measure ("sál do
 # 50 osob", "taška 12 kg", "věž vysoká 24 metrů"), not by the verb; and "podat" of a filing, a
 # support verb as "dát" is ("Dokdy musím podat přihlášku?": the noun says what is filed, and a
-# passage says "přihlášku odevzdáte").
+# passage says "přihlášku odevzdáte"), and so the verbs of sending it ("Dokdy musím poslat
+# žádost?" over "O pokoj se žádá ... do 31. května"); the verbs of getting a thing beside
+# "dostat" and "získat" ("Dá se u vás sehnat kompost?" over "si občané mohou odebrat kompost").
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
@@ -108,7 +110,8 @@ _FRAMES: dict[str, str] = {
         slečna napsat psát brát vzít nést přinést donést nosit vézt přivézt zpět zpátky nejbližší
         jet ceně uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
         vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný vejít pojmout vážit
-        měřit podat podávat""",
+        měřit podat podávat poslat posílat zaslat zasílat odeslat odesílat sehnat shánět
+        obstarat""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
@@ -1065,10 +1068,24 @@ def answer_type(forms: Iterable[str], lemmas: Iterable[str], lang: str) -> Answe
     lemmas = list(lemmas)
     found = _interrogative_type(words, lemmas, lang)
     # a contact asked for ("Jaké je telefonní číslo ...", "Kam volat ...") is an address or a
-    # number to call, whatever the interrogative; "kdo" and "kdy" keep their person and date
-    if found in (None, "number", "place", "name"):
+    # number to call, whatever the interrogative; "kdo" and "kdy" keep their person and date;
+    # a question what something means asks for none ("Co znamenají ta čísla na vodoměru?")
+    if found in (None, "number", "place", "name") and _MEANING.get(lang, frozenset()).isdisjoint(
+        lemmas
+    ):
         return contact_question(words, lemmas, lang) or found
     return found
+
+
+# the verbs of meaning: a question what a thing means asks for its meaning, never a contact
+_MEANING: dict[str, frozenset[str]] = {
+    "cs": _table("znamenat"),
+    "sk": _table("znamenať"),
+    "pl": _table("znaczyć oznaczać"),
+    "de": _table("bedeuten"),
+    "ru": _table("означать значить"),
+    "en": _table("mean"),
+}
 
 
 def _first_phrase(words: list[str], lang: str) -> tuple[int, int, AnswerType] | None:
@@ -1449,6 +1466,81 @@ def spanned_days(text: str, lang: str) -> frozenset[int]:
     return frozenset(days)
 
 
+# The months as a span of the year writes them ("od listopadu do března", "duben až říjen",
+# "April bis Oktober"): their forms after "od", "do" and "až" (unaccented), by month (January
+# 0). A span holds the months between its first and last, over the year's end too: "od
+# listopadu do března" holds December ("Dá se tam zajet v pátek v prosinci?").
+_MONTH_FORMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "cs": (
+        ("leden", "ledna", "lednu"),
+        ("unor", "unora", "unoru"),
+        ("brezen", "brezna", "breznu"),
+        ("duben", "dubna", "dubnu"),
+        ("kveten", "kvetna", "kvetnu"),
+        ("cerven", "cervna", "cervnu"),
+        ("cervenec", "cervence", "cervenci"),
+        ("srpen", "srpna", "srpnu"),
+        ("zari",),
+        ("rijen", "rijna", "rijnu"),
+        ("listopad", "listopadu"),
+        ("prosinec", "prosince", "prosinci"),
+    ),
+    "de": (
+        ("januar", "janner"),
+        ("februar",),
+        ("marz",),
+        ("april",),
+        ("mai",),
+        ("juni",),
+        ("juli",),
+        ("august",),
+        ("september",),
+        ("oktober",),
+        ("november",),
+        ("dezember",),
+    ),
+}
+_MONTH_NUMBER = {
+    lang: {form: n for n, forms in enumerate(months) for form in forms}
+    for lang, months in _MONTH_FORMS.items()
+}
+_MONTH_SPAN_FORMS = {
+    "cs": (
+        r"\bod\s+(?P<a>[a-z]+)\s+do\s+(?P<b>[a-z]+)\b",
+        r"\b(?P<a>[a-z]+)\s*(?:az|[-–—])\s*(?P<b>[a-z]+)\b",
+    ),
+    "de": (
+        r"\bvon\s+(?P<a>[a-z]+)\s+bis\s+(?P<b>[a-z]+)\b",
+        r"\b(?P<a>[a-z]+)\s*(?:bis|[-–—])\s*(?P<b>[a-z]+)\b",
+    ),
+}
+_MONTH_SPANS = {
+    lang: tuple(re.compile(form) for form in forms) for lang, forms in _MONTH_SPAN_FORMS.items()
+}
+
+
+def named_month(lemmas: Iterable[str], lang: str) -> int | None:
+    """The month a question word names by its lemma (January 0), or None."""
+    table = _MONTH_NUMBER.get(lang, {})
+    return next((table[lemma] for lemma in lemmas if lemma in table), None)
+
+
+def spanned_months(text: str, lang: str) -> frozenset[int]:
+    """The months (January 0) inside the spans of months ``text`` writes, its first and last
+    included, over the year's end where the span runs across it."""
+    table = _MONTH_NUMBER.get(lang)
+    if not table:
+        return frozenset()
+    months: set[int] = set()
+    plain = unaccent(text).lower()
+    for pattern in _MONTH_SPANS[lang]:
+        for m in pattern.finditer(plain):
+            a, b = table.get(m.group("a")), table.get(m.group("b"))
+            if a is not None and b is not None and a != b:
+                months.update(range(a, b + 1) if a < b else (*range(a, 12), *range(b + 1)))
+    return frozenset(months)
+
+
 def named_day(lemmas: Iterable[str], lang: str) -> int | None:
     """The day of the week a question word names by its lemma (Monday 0), or None."""
     days = _WEEKDAY_LEMMAS.get(lang, ())
@@ -1550,20 +1642,32 @@ def names_the_employer(form: str, lang: str) -> bool:
 # večer?") asks whether a visit is possible, as "jít" of "Můžu jít do vířivky?" does: the
 # passage answers with the hours and terms of the visit, not with the verb. Elsewhere the verb
 # says what happened ("Do Brna přijelo 500 lidí") and stays a content word.
-_COMING: dict[str, frozenset[str]] = {"cs": _table("přijít přijet")}
+# So do the verbs of calling in ("Dá se tam zajet v pátek?"), and the modal may be the
+# impersonal "dá se" ("it can be done"), with function words between ("Můžu k vám přijít?").
+_COMING: dict[str, frozenset[str]] = {"cs": _table("přijít přijet zajít zajet")}
 _MODALS: dict[str, frozenset[str]] = {
     "cs": _table("můžu mohu můžeš můžeme můžete může mohou smím smíme smíte smí lze musím musíme")
 }
+_IMPERSONAL_MODALS: dict[str, frozenset[str]] = {"cs": _table("dá dalo")}
+_REFLEXIVE = {"cs": "se"}
 
 
 def frames_a_visit(lemmas: Iterable[str], forms: list[str], at: int, lang: str) -> bool:
-    """Whether the question word at ``at`` (its lemmas given) is a verb of coming right after a
-    modal, which frames the question as a light verb does (``_COMING``)."""
-    return (
-        at > 0
-        and forms[at - 1] in _MODALS.get(lang, frozenset())
-        and _among(_COMING.get(lang, frozenset()), lemmas, forms[at])
-    )
+    """Whether the question word at ``at`` (its lemmas given) is a verb of coming after a modal,
+    only function words between, which frames the question as a light verb does
+    (``_COMING``)."""
+    if at <= 0 or not _among(_COMING.get(lang, frozenset()), lemmas, forms[at]):
+        return False
+    function_words = stopword_forms(lang)
+    modals = _MODALS.get(lang, frozenset())
+    impersonal = _IMPERSONAL_MODALS.get(lang, frozenset())
+    for before in range(at - 1, -1, -1):
+        form = forms[before]
+        if form in modals or (form in impersonal and _REFLEXIVE.get(lang) in forms[before:at]):
+            return True
+        if form not in function_words:
+            return False
+    return False
 
 
 def is_frame(lemmas: Iterable[str], form: str, lang: str, written: str | None = None) -> bool:
@@ -1583,6 +1687,27 @@ def is_frame(lemmas: Iterable[str], form: str, lang: str, written: str | None = 
     return written.lower() in spelled or any(
         lemma.lower() in spelled for lemma in lemma_candidates(written, lang, True)
     )
+
+
+def framing(
+    words: Iterable[tuple[Iterable[str], str, str | None]], kind: AnswerType | None, lang: str
+) -> frozenset[str]:
+    """The forms of a question's content words that only frame it (:func:`is_frame`), each word
+    given as its lemmas, its form and as written (:func:`is_frame`'s ``written``).
+
+    None where every content word would and the question asks for no kind of answer: a frame
+    word frames the words beside it, and a question whether or how that has nothing else
+    ("Jak se platí?", "Co mám dělat?") asks about the frame word's own sense, which a passage
+    answers by that word ("Platí se hotově nebo kartou"). A question for a kind keeps its
+    frames: they frame the kind ("Kde vás najdu?" asks for a place, "Kdo to má na starosti?"
+    for a person), which the passage gives without them."""
+    seen: set[str] = set()
+    framed: set[str] = set()
+    for lemmas, form, written in words:
+        seen.add(form)
+        if is_frame(lemmas, form, lang, written):
+            framed.add(form)
+    return frozenset(framed) if framed != seen or kind is not None else frozenset()
 
 
 def looks_like_verb(lemma: str, lang: str) -> bool:

@@ -564,15 +564,19 @@ def families(surface: str, lang: str) -> tuple[str, ...]:
     """The family keys a question's word asks for (``f:<root>``): none for a short word or a
     language without a table. A prefixed verb asks for its root with the prefix and for the
     unprefixed root (zažádám: žádost); an unprefixed word for its root, also where a passage's
-    prefixed word holds it (žádost: zažádat)."""
+    prefixed word holds it (žádost: zažádat); an agent noun for the agents of its verb
+    (prodavač: prodejce, :func:`held_families`)."""
+    agent = _agent_root(surface, lang)
+    # an agent noun asks for another agent noun of its verb (prodavač: the passage's "prodejce")
+    doer = (FAMILY_KEY + _AGENT + agent,) if agent is not None else ()
     root, bare = _roots(surface, lang)
     if not root:
-        return ()
+        return doer
     adjective = _univerbal_adjective(surface, lang)
     spoken = families(adjective, lang) if adjective is not None else ()
     if bare is not None:
-        return (FAMILY_KEY + root, FAMILY_KEY + bare, *spoken)
-    return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + root, *spoken)
+        return (FAMILY_KEY + root, FAMILY_KEY + bare, *spoken, *doer)
+    return (FAMILY_KEY + root, FAMILY_KEY + _STRIPPED + root, *spoken, *doer)
 
 
 # Spoken Czech makes one noun of an adjective and its noun (univerbation): "řidičák" of

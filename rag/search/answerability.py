@@ -67,9 +67,9 @@ from rag.language.answer_types import (
     cardinal_value,
     counted_word,
     frames_a_visit,
+    framing,
     hypernym_keys,
     interrogative_forms,
-    is_frame,
     is_identifier,
     is_leading,
     is_name,
@@ -77,6 +77,7 @@ from rag.language.answer_types import (
     is_position,
     looks_like_verb,
     named_day,
+    named_month,
     names_a_part_of_day,
     names_a_season,
     names_a_time,
@@ -89,6 +90,7 @@ from rag.language.answer_types import (
     numeral_compound,
     sentence_classes,
     spanned_days,
+    spanned_months,
     spans_months,
     speaks_of_money,
     sum_numbers,
@@ -566,6 +568,10 @@ def question_needs(
     # source ("podle bavorského premiéra"): no focus words
     read = _attachment_words(query) if lang in attachment.LANGS else []
     sourced = frozenset(attachment.attributions(read, lang))
+    # the words that only frame the question; none where nothing else is asked about
+    framed = framing(
+        [(lemmas_of(w), w.form, w.surface if accented else None) for w in query.words], kind, lang
+    )
     for i, w in enumerate(query.words):
         spelled = acronyms.get(position.get(w.form, -1), ())
         if w.form in asking and not is_name(w.surface, position.get(w.form, i), lang):
@@ -634,14 +640,12 @@ def question_needs(
             continue  # "Můžu přijet bez objednání?": whether a visit is possible
         elif bare_employer(query.all_words, position[w.form], lang):
             continue  # "Kolik mi firma dává na stravenky?": the documents' author
-        elif position[w.form] in sourced and not is_frame(
-            word_lemmas, w.form, lang, w.surface if accented else None
-        ):
+        elif position[w.form] in sourced and w.form not in framed:
             # who said it, not what was said: a passage names its source once, in the sentence
             # that reports the statement or the paragraph's first, so no window need hold it;
             # it counts in the chunk's words as every content word does
             pass
-        elif not is_frame(word_lemmas, w.form, lang, w.surface if accented else None):
+        elif w.form not in framed:
             # "syn": a window's "děti", unless the question asks who he is (a child is not the
             # son); "desetiletý": its "do 12 let" (answer_types.aged)
             kin = hypernym_keys(word_lemmas, w.form, lang, rule) if kind not in PERSON_TYPES else ()
@@ -1299,6 +1303,13 @@ def _said_otherwise(
             how, says = "months", lambda s: spans_months(s.keys)
         elif (day := named_day(lemmas, lang)) is not None:
             how, says = "days", lambda s, day=day: day in spanned_days(text[s.start : s.end], lang)
+        elif needs.answer_type is None and (month := named_month(lemmas, lang)) is not None:
+            # in a question whether only: a question for a time in the month ("Kdy začíná
+            # kurz v únoru?") asks for a date, which a span of months does not give
+            how, says = (
+                "months",
+                lambda s, month=month: month in spanned_months(text[s.start : s.end], lang),
+            )
         elif (names_money(lemmas, f.form) or names_paying(lemmas, f.form)) and (
             # "Jak zaplatím kurz?" asks how one pays, which no sum says
             f.surface != needs.manner
@@ -1621,8 +1632,15 @@ def assess(
         if kind is None
         else [_answers_type(s, kind, needs, text) for s in sents]
     )
-    # whose contact: the persons each sentence names, other than the question's own
-    others = [_persons(s, needs.asked) for s in sents] if kind in CONTACT_TYPES else None
+    # whose contact: the persons each sentence names, other than the question's own; a
+    # question of no word but its kind ("Na jaké číslo můžu zavolat?") names no one whose
+    # contact another's could be, and asks for the knowledge base's own, which a text gives
+    # as its person's ("Za provoz odpovídá vedoucí Radek Holub, tel. ...")
+    others = (
+        [_persons(s, needs.asked) for s in sents]
+        if kind in CONTACT_TYPES and (needs.focus or needs.required)
+        else None
+    )
     # whose price: a sentence of none of the question's words that prices a thing it names
     # ("Čipování stojí 450 Kč" after the sentence on the vaccination asked about)
     # (read only where a sentence holds a sum: most hold none)

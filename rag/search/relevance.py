@@ -46,9 +46,9 @@ The rules below, any suffices:
 
 * the question's kind alone (``kind``, with the answerability stage): a question with no word
   of its own but its kind ("Jaký máte e-mail?", "Kdy máte otevřeno?") asks the knowledge base
-  for its own contact, hours or place. The first candidate of the fused lists, within
-  ``support_max_distance``, passes when its window holds a token of that kind (``BARE_KINDS``:
-  not an amount or a person, which "Kolik to stojí?" and "Kdo to je?" ask of something said
+  for its own contact, hours or place. The first candidate of the fused lists whose window
+  holds a token of that kind, within ``agreement_max_distance``, passes (``BARE_KINDS``: not
+  an amount or a person, which "Kolik to stojí?" and "Kdo to je?" ask of something said
   before).
 
 * the document (``document_rule``, with the answerability stage): a candidate no rule above
@@ -79,11 +79,12 @@ from rag.language.answer_types import (
     asks_through_a_shell,
     calendar_kin,
     frames_a_visit,
+    framing,
     hypernym_keys,
-    is_frame,
     is_name,
     money_keys,
     named_day,
+    named_month,
     names_a_part_of_day,
     names_a_season,
     names_a_time,
@@ -315,6 +316,14 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
             or names_a_part_of_day(lemmas, w.form)
             or names_a_season(own, w.form)
             or named_day(own, lang) is not None
+            # a month, in a question whether, by a span of months ("v prosinci": "od
+            # listopadu do března"); a question for a time in it asks for a date the span
+            # does not give ("Kdy začíná kurz v únoru?")
+            or (
+                named_month(own, lang) is not None
+                and needs is not None
+                and needs.answer_type is None
+            )
             # money itself ("peníze" is rarely a passage's own word, and any sum would be
             # evidence of it); the paying of it is held by what is paid, as keys, above
             or names_money(own, w.form)
@@ -389,7 +398,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         # month or a day is spelled in many forms): for the bound only, not the evidence shown
         bound = weighed.evidence(matched | calendar)[1:] if calendar else (coverage, support)
         if _admissible(c, c.distance, near, known, *bound, params) or (
-            bare and _foremost(c, retrieval, params)
+            bare and _near_enough(c, params)
         ):
             return None
         return Judgement(
@@ -414,6 +423,8 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
         for c, r in zip(retrieval.candidates, refused, strict=True)
     ]
     second = agreed_second(retrieval.candidates, answers)
+    # a question of nothing but its kind: the first candidate whose window holds one
+    foremost = _foremost(retrieval.candidates, answers, params) if bare else None
     judgements = []
     for c, refused_by_chunk, answer in zip(retrieval.candidates, refused, answers, strict=True):
         if refused_by_chunk is not None:
@@ -454,7 +465,7 @@ def judge(retrieval: Retrieval, params: FilterParams, *, complete: bool = True) 
                 )
             )
         )
-        by_kind = bare and _foremost(c, retrieval, params)
+        by_kind = c is foremost
         by_topic = (
             near
             and c.distance <= params.topic_max_distance  # type: ignore[operator]
@@ -547,13 +558,16 @@ def content_words(retrieval: Retrieval) -> tuple[list[QueryWord], list[QueryWord
     # answer, as they do there; "daleko" of "Jak daleko ...?" is the interrogative's, as the
     # focus reads it (a surname Dlouhý is no "jak dlouhý")
     accented = not all(w.surface.isascii() for w in q.all_words)
+    kind = answer_type(forms, every, lang)
+    framed = framing(
+        [(lemmas_of(w), w.form, w.surface if accented else None) for w in q.words], kind, lang
+    )
     unframed = [
         w
         for w in q.words
-        if not is_frame(lemmas_of(w), w.form, lang, w.surface if accented else None)
+        if w.form not in framed
         and not frames_a_visit(lemmas_of(w), forms, forms.index(w.form), lang)
     ]
-    kind = answer_type(forms, every, lang)
     timed = any(names_a_time(lemmas_of(w), w.form) for w in q.all_words)
     shelled = asks_through_a_shell(forms, [lemmas_of(w) for w in q.all_words], lang)
     asking = interrogative_words(retrieval)
@@ -719,17 +733,25 @@ def _window(c: Candidate, needs: QuestionNeeds, params: FilterParams) -> Answera
 BARE_KINDS = frozenset({"contact", "email", "phone", "date", "time", "place"})
 
 
-def _foremost(c: Candidate, retrieval: Retrieval, params: FilterParams) -> bool:
-    """The first candidate of the fused lists, within the distance both lists' first is held
-    to: a question of nothing but its kind ("Kde vás najdu?") has no word for full text to
-    find, so the vector list's first place is all the retrieval can say, and a short question
-    lies further from every passage than one of many words (its window must still hold the
-    kind)."""
-    return (
-        c is retrieval.candidates[0]
-        and c.distance is not None
-        and c.distance <= params.agreement_max_distance
-    )
+def _near_enough(c: Candidate, params: FilterParams) -> bool:
+    """Within the distance both lists' first is held to (:func:`_foremost`)."""
+    return c.distance is not None and c.distance <= params.agreement_max_distance
+
+
+def _foremost(
+    candidates: list[Candidate], answers: list[Answerability | None], params: FilterParams
+) -> Candidate | None:
+    """The first candidate of the fused lists whose window holds a token of the question's kind,
+    within the distance both lists' first is held to, or None: a question of nothing but its
+    kind ("Kde vás najdu?", "Na jaké číslo můžu zavolat?") has no word for full text to find,
+    so the fused order is the vectors' and all the retrieval can say, and a short question
+    lies further from every passage than one of many words. The knowledge base's own contact
+    or hours may stand in a chunk of their own, not the nearest one ("Kontakt" after the rules
+    of a one-document base)."""
+    for c, answer in zip(candidates, answers, strict=True):
+        if answer is not None and answer.answers and _near_enough(c, params):
+            return c
+    return None
 
 
 def agreed(c: Candidate) -> bool:
