@@ -88,6 +88,9 @@ def _needs(question: str, lang: str, absent: tuple[str, ...] = (), focus: int = 
         ("cs", "Kde najdu číslo na IT pohotovost?", "phone"),
         ("cs", "Jaké je číslo účtu společenství?", None),
         ("cs", "Jaké číslo má brána u skladu?", None),
+        # a spoken interrogative is read as written: "kterej den" asks for a day
+        ("cs", "Kterej den smí pes do kanceláře?", "date"),
+        ("cs", "Kerýho dne začíná kurz?", "date"),
         # what a thing means is asked, never a contact: the numbers on a meter
         ("cs", "Co znamenají ty červený čísla na vodoměru?", None),
         ("de", "Was bedeutet die Nummer auf dem Zähler?", None),
@@ -2253,3 +2256,27 @@ def test_a_clipped_unit_asks_for_its_written_word() -> None:
     needs = _needs("Kolik stojí kilo dortu?", "cs")
     a = assess("Kilogram dortu stojí 690 Kč.", "cs", needs, 2, True)
     assert a.answers, a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "held"),
+    [
+        # a rule asked for: what holds for animals holds for a pet
+        (
+            "Můžu mít na pokoji křečka?",
+            "Chovat zvířata je v celé budově zakázáno. Na pokoji můžete mít lednici.",
+            True,
+        ),
+        ("Darf ich meine Katze mitbringen?", "Tiere dürfen nicht ins Haus.", True),
+        # a statement about animals says nothing of a hamster; a horse is no house rule's animal
+        ("Kolik váží křeček?", "Zvířata vážíme na váze u vchodu.", False),
+        ("Můžu přijet s koněm?", "Zvířata jsou v areálu povolena.", False),
+    ],
+)
+def test_a_pet_is_held_by_a_rule_for_animals_where_a_rule_is_asked_for(
+    question: str, text: str, held: bool
+) -> None:
+    lang = "de" if question.startswith("Darf") else "cs"
+    a = assess(text, lang, _needs(question, lang), 2, True)
+    pets = [f for f in a.focus if f["word"] in ("křečka", "Katze", "křeček", "koněm")]
+    assert pets and all((f["matched_by"] == "class") is held for f in pets), a.as_dict()

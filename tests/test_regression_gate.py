@@ -333,7 +333,8 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # vodarna 20/34, 2/12; after a question of frame words alone, the first passage holding a bare
 # question's kind, a month in a span of months, the verbs of sending and getting and of coming
 # after "dá se", a question what something means: sberna 16/26, 0/9; kolej 12/26, 0/10; vodarna
-# 22/34, 2/12; coworking 26/30, 0/15; kavarna 21/23, 1/11; stehovani 14/24, 2/10. One case of
+# 22/34, 2/12; coworking 26/30, 0/15; kavarna 21/23, 1/11; stehovani 14/24, 2/10; after a pet
+# held by a rule for animals and the spoken interrogatives: kolej 13/26, 0/10. One case of
 # slack each way for the fourth-decimal differences of the vectors between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
@@ -376,7 +377,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "stehovani": (13, 3),
     "cukrarna": (18, 1),
     "sberna": (15, 1),
-    "kolej": (11, 1),
+    "kolej": (12, 1),
     "vodarna": (21, 3),
 }
 

@@ -1088,9 +1088,34 @@ _MEANING: dict[str, frozenset[str]] = {
 }
 
 
+# The spoken forms of the interrogative pronouns, as the phrases write them ("Kterej den smí pes
+# do kanceláře?" asks "který den"), unaccented: a chat question says "kterej", "kerej", "jakej".
+_WRITTEN_INTERROGATIVES: dict[str, dict[str, str]] = {
+    "cs": {
+        "kterej": "ktery",
+        "kerej": "ktery",
+        "kera": "ktera",
+        "kere": "ktere",
+        "kerou": "kterou",
+        "kteryho": "ktereho",
+        "keryho": "ktereho",
+        "kterymu": "kteremu",
+        "kterejch": "kterych",
+        "jakej": "jaky",
+        "jakyho": "jakeho",
+        "jakymu": "jakemu",
+        "jakejch": "jakych",
+    }
+}
+
+
 def _first_phrase(words: list[str], lang: str) -> tuple[int, int, AnswerType] | None:
     """The interrogative phrase that comes first, the longer one where two start together: its
-    position, its length negated, and the answer type it asks for."""
+    position, its length negated, and the answer type it asks for. A spoken interrogative is
+    read as written (``_WRITTEN_INTERROGATIVES``)."""
+    spoken = _WRITTEN_INTERROGATIVES.get(lang)
+    if spoken:
+        words = [spoken.get(w, w) for w in words]
     starting = _PHRASES_BY_FIRST_WORD.get(lang, {})
     for at, word in enumerate(words):
         for phrase, kind in starting.get(word, ()):  # longest first
@@ -1330,6 +1355,23 @@ _FAMILY: dict[str, tuple[str, str]] = {
         "family relative",
     ),
 }
+# So is a pet one of the animals, and what a rule says of animals holds for it ("Můžu mít na
+# pokoji křečka?" over "Chovat zvířata je v celé budově zakázáno"); a statement about animals
+# says nothing of a hamster, nor one about dogs of cats. The animals kept at home only: a horse
+# or a cow is not what a house rule's "zvířata" mean.
+_PETS: dict[str, tuple[str, str]] = {
+    "cs": (
+        """pes kočka kocour štěně kotě křeček morče králík papoušek andulka rybička želva fretka
+        činčila potkan myš had ještěrka""",
+        "zvíře mazlíček",
+    ),
+    "de": (
+        "hund katze kater welpe hamster meerschweinchen kaninchen papagei wellensittich",
+        "tier haustier",
+    ),
+    "ru": ("собака кошка кот щенок котёнок хомяк попугай кролик", "животное питомец"),
+    "en": ("dog cat puppy kitten hamster rabbit parrot", "animal pet"),
+}
 # per language: Russian keys are transliterated, and "сын" is spelled as Czech "syn"
 _HYPERNYM_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     lang: {form_of(word): (f"l:{form_of(whole)}",) for word, whole in table.items()}
@@ -1340,6 +1382,12 @@ _FAMILY_KEYS = {
         map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
     )
     for lang, (members, classes) in _FAMILY.items()
+}
+_PET_KEYS = {
+    lang: dict.fromkeys(
+        map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
+    )
+    for lang, (members, classes) in _PETS.items()
 }
 # the verbs and predicatives of a rule asked for: what may, can or must be done
 _MAY_OR_MUST = {
@@ -1361,10 +1409,11 @@ def hypernym_keys(
 ) -> tuple[str, ...]:
     """The lemma keys of the classes a question's word is one of (:data:`_HYPERNYMS`), by its
     unaccented form or a lemma, and in a question for a rule (``rule``, :func:`asks_for_a_rule`)
-    a relative's family (:data:`_FAMILY`); () for any other word."""
+    a relative's family (:data:`_FAMILY`) and a pet's animals (:data:`_PETS`); () for any other
+    word."""
     tables: list[dict[str, tuple[str, ...]]] = [_HYPERNYM_KEYS.get(lang, {})]
     if rule:
-        tables.append(_FAMILY_KEYS.get(lang, {}))
+        tables += (_FAMILY_KEYS.get(lang, {}), _PET_KEYS.get(lang, {}))
     words = (form, *lemmas)
     return tuple(dict.fromkeys(k for t in tables for w in words if w in t for k in t[w]))
 
