@@ -6,6 +6,7 @@ import pytest
 
 from rag.language.answer_types import (
     aged,
+    asking_words,
     asks_for_a_rule,
     combined_number,
     fee_noun,
@@ -223,6 +224,7 @@ def test_a_question_of_frame_words_alone_asks_about_them(
         ("zaslat", True),
         ("seženu", True),
         ("obstarat", True),
+        ("vyzvednu", True),
         ("podepsat", False),
     ],
 )
@@ -2280,3 +2282,37 @@ def test_a_pet_is_held_by_a_rule_for_animals_where_a_rule_is_asked_for(
     a = assess(text, lang, _needs(question, lang), 2, True)
     pets = [f for f in a.focus if f["word"] in ("křečka", "Katze", "křeček", "koněm")]
     assert pets and all((f["matched_by"] == "class") is held for f in pets), a.as_dict()
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "answers"),
+    [
+        # a price of nothing answers a question for a sum, in a sentence naming what is priced
+        ("Kolik stojí věrnostní karta?", "Věrnostní kartu dostanete zdarma při nákupu.", True),
+        ("Kolik stojí parkování?", "Parkování pro návštěvy je bezplatné.", True),
+        # ... not in one pricing another thing
+        (
+            "Za kolik si koupím snídani?",
+            "Snídaně se platí u pokladny podle vybraných položek. Čaj a voda jsou zdarma.",
+            False,
+        ),
+    ],
+)
+def test_a_price_of_nothing_answers_a_question_for_a_sum(
+    question: str, passage: str, answers: bool
+) -> None:
+    a = assess(passage, "cs", _needs(question, "cs"), 2, True)
+    assert a.answers is answers, a.as_dict()
+    if answers:
+        assert a.type_token in ("zdarma", "bezplatny"), a.as_dict()
+
+
+def test_an_adverb_of_precision_belongs_to_the_interrogative() -> None:
+    a = assess(
+        "Najdete nás na náměstí Míru 14.", "cs", _needs("Kde přesně vás najdu?", "cs"), 2, True
+    )
+    assert a.answers, a.as_dict()
+    assert asking_words(["kde", "presne", "vas", "najdu"], "cs") == {"kde", "presne"}
+    assert asking_words(["jak", "dlouho", "presne", "trva"], "cs") == {"jak", "dlouho", "presne"}
+    # not after the interrogative phrase: a content word of its own ("přesné měření")
+    assert "presne" not in asking_words(["kdy", "je", "presne", "mereni"], "cs")

@@ -101,7 +101,8 @@ def _among(table: frozenset[str], lemmas: Iterable[str], form: str) -> bool:
 # support verb as "dát" is ("Dokdy musím podat přihlášku?": the noun says what is filed, and a
 # passage says "přihlášku odevzdáte"), and so the verbs of sending it ("Dokdy musím poslat
 # žádost?" over "O pokoj se žádá ... do 31. května"); the verbs of getting a thing beside
-# "dostat" and "získat" ("Dá se u vás sehnat kompost?" over "si občané mohou odebrat kompost").
+# "dostat" and "získat" ("Dá se u vás sehnat kompost?" over "si občané mohou odebrat kompost",
+# "Kde si vyzvednu lék v neděli?" over the pharmacy open on Sundays).
 _FRAMES: dict[str, str] = {
     "cs": """být mít dělat udělat dělá jmenovat znamenat existovat fungovat stát stojit činit trvat
         najít najít moci muset smět chtít potřebovat vědět říci říct zjistit dostat dostávat
@@ -111,7 +112,7 @@ _FRAMES: dict[str, str] = {
         jet ceně uvést uvádět uvedený zmínit zmiňovat zmíněný popsat popisovat popsaný
         vyjmenovat vyjmenovaný nazvat nazývat nazvaný označovat označovaný vejít pojmout vážit
         měřit podat podávat poslat posílat zaslat zasílat odeslat odesílat sehnat shánět
-        obstarat""",
+        obstarat vyzvednout vyzvedávat""",
     "sk": """byť mať robiť urobiť volať menovať znamenať existovať fungovať stáť nájsť môcť
         musieť smieť chcieť potrebovať vedieť povedať zistiť dostať získať dať prebiehať""",
     "pl": """być mieć robić zrobić nazywać znaczyć istnieć działać kosztować znaleźć móc
@@ -455,6 +456,15 @@ _MONEY_SAID = {
 # adjective's -né is a form of its -ný ("zelené": zelený).
 _FEE_FORM = re.compile(r"\w+(?:né|ného|nému|ným)", re.I)
 _FEE_LEMMA = re.compile(r"[^aeiouyáéěíóúůý]né")
+
+
+# The words that state a price of nothing ("Věrnostní kartu dostanete zdarma"): a question for
+# a sum ("Kolik stojí věrnostní karta?") is answered by them as by an amount, as lemma keys of a
+# sentence. Not English "free", whose other senses ("free seats", "free time") are as common.
+FREE_OF_CHARGE = frozenset(
+    f"l:{w}"
+    for w in _table("zdarma zadarmo bezplatně bezplatný kostenlos gratis umsonst бесплатный")
+)
 
 
 def names_money(lemmas: Iterable[str], form: str) -> bool:
@@ -1125,13 +1135,30 @@ def _first_phrase(words: list[str], lang: str) -> tuple[int, int, AnswerType] | 
     return None
 
 
+# Adverbs of precision that modify the interrogative right before them ("Kde přesně vás
+# najdu?", "Kolik přibližně zaplatím?"): they say how exact the answer should be, not what the
+# passage is about.
+_PRECISION: dict[str, frozenset[str]] = {
+    "cs": _table("přesně přibližně"),
+    "sk": _table("presne približne"),
+    "de": _table("genau ungefähr"),
+    "en": _table("exactly approximately roughly"),
+}
+
+
 def asking_words(forms: Iterable[str], lang: str) -> frozenset[str]:
     """The words of the interrogative phrase a question asks with ("jak" and "daleko" of "Jak
-    daleko je to na vlak?"), unaccented: they say what kind of answer is asked for, not what
-    the passage is about."""
+    daleko je to na vlak?"), unaccented, and an adverb of precision right after it ("přesně"
+    of "Kde přesně vás najdu?"): they say what kind of answer is asked for, not what the
+    passage is about."""
     words = list(forms)
     first = _first_phrase(words, lang)
-    return frozenset(words[first[0] : first[0] - first[1]]) if first else frozenset()
+    if not first:
+        return frozenset()
+    end = first[0] - first[1]
+    if end < len(words) and words[end] in _PRECISION.get(lang, frozenset()):
+        end += 1
+    return frozenset(words[first[0] : end])
 
 
 # A cue lemma that is also a noun's: "stát" costs in "Kolik stojí" and is a state in "Kolik

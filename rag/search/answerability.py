@@ -51,6 +51,7 @@ from rag.ingest.chunking import sentence_spans
 from rag.language import attachment
 from rag.language.answer_types import (
     CONTACT_TYPES,
+    FREE_OF_CHARGE,
     MULTIPLIERS,
     PERSON_TYPES,
     ROUND_THE_CLOCK,
@@ -1568,7 +1569,17 @@ def _typed_classes(
     s: Sentence, needs: QuestionNeeds, text: str
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The sentence's token classes as answers to the question: for a count of a thing, its
-    numbers less those written as sums of money (:func:`sum_numbers`)."""
+    numbers less those written as sums of money (:func:`sum_numbers`); for a sum, a price of
+    nothing as an amount (``FREE_OF_CHARGE``: "zdarma") in a sentence that names a focus word
+    of the question: "Věrnostní kartu dostanete zdarma" prices the card, "čaj a voda jsou
+    zdarma" after the breakfast's sentence prices the tea."""
+    if (
+        needs.answer_type == "amount"
+        and not FREE_OF_CHARGE.isdisjoint(s.keys)
+        and any(not s.keys.isdisjoint(f.keys + f.related) for f in needs.focus)
+    ):
+        free = tuple(k[2:] for k in sorted(FREE_OF_CHARGE.intersection(s.keys)))
+        return (*s.classes, ("amount", free))
     if not needs.tally or not any(c == "amount" for c, _ in s.classes):
         return s.classes
     sums = sum_numbers(text[s.start : s.end])
