@@ -1385,11 +1385,12 @@ _FAMILY: dict[str, tuple[str, str]] = {
 # So is a pet one of the animals, and what a rule says of animals holds for it ("Můžu mít na
 # pokoji křečka?" over "Chovat zvířata je v celé budově zakázáno"); a statement about animals
 # says nothing of a hamster, nor one about dogs of cats. The animals kept at home only: a horse
-# or a cow is not what a house rule's "zvířata" mean.
+# or a cow is not what a house rule's "zvířata" mean; nor a word whose other sense is as common
+# ("myš", a computer's mouse).
 _PETS: dict[str, tuple[str, str]] = {
     "cs": (
         """pes kočka kocour štěně kotě křeček morče králík papoušek andulka rybička želva fretka
-        činčila potkan myš had ještěrka""",
+        činčila potkan had ještěrka""",
         "zvíře mazlíček",
     ),
     "de": (
