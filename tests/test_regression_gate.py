@@ -337,8 +337,9 @@ def test_shipped_profile_exists_for_the_default_embedder() -> None:
 # held by a rule for animals and the spoken interrogatives: kolej 13/26, 0/10; and, written
 # after those and measured before any other change: lekarna 16/25, 1/10; tanecni 10/23, 2/9;
 # after a price of nothing, an adverb of precision and "vyzvednout": lekarna 20/25, 1/10;
-# nemocnice 20/30, 1/12. One case of slack each way for the fourth-decimal differences of the
-# vectors between machines and engines.
+# nemocnice 20/30, 1/12; and, written after every change of that round and measured so: utulek
+# 14/26, 1/10. One case of slack each way for the fourth-decimal differences of the vectors
+# between machines and engines.
 REGRESSION_DIR = SHIPPED_SET.parent
 LATER_SETS: dict[str, tuple[int, int]] = {
     "natural": (41, 4),
@@ -384,6 +385,7 @@ LATER_SETS: dict[str, tuple[int, int]] = {
     "vodarna": (21, 3),
     "lekarna": (19, 2),
     "tanecni": (9, 3),
+    "utulek": (13, 2),
 }
 
 
