@@ -1405,18 +1405,20 @@ _HYPERNYM_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
     lang: {form_of(word): (f"l:{form_of(whole)}",) for word, whole in table.items()}
     for lang, table in _HYPERNYMS.items()
 }
-_FAMILY_KEYS = {
-    lang: dict.fromkeys(
-        map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
-    )
-    for lang, (members, classes) in _FAMILY.items()
-}
-_PET_KEYS = {
-    lang: dict.fromkeys(
-        map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
-    )
-    for lang, (members, classes) in _PETS.items()
-}
+
+
+def _class_keys(table: dict[str, tuple[str, str]]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per language, each member's form -> the lemma keys of its classes."""
+    return {
+        lang: dict.fromkeys(
+            map(form_of, members.split()), tuple(f"l:{form_of(c)}" for c in classes.split())
+        )
+        for lang, (members, classes) in table.items()
+    }
+
+
+_FAMILY_KEYS = _class_keys(_FAMILY)
+_PET_KEYS = _class_keys(_PETS)
 # the verbs and predicatives of a rule asked for: what may, can or must be done
 _MAY_OR_MUST = {
     "cs": _table("moci smět muset lze"),
@@ -1581,18 +1583,13 @@ _MONTH_NUMBER = {
     lang: {form: n for n, forms in enumerate(months) for form in forms}
     for lang, months in _MONTH_FORMS.items()
 }
-_MONTH_SPAN_FORMS = {
-    "cs": (
-        r"\bod\s+(?P<a>[a-z]+)\s+do\s+(?P<b>[a-z]+)\b",
-        r"\b(?P<a>[a-z]+)\s*(?:az|[-–—])\s*(?P<b>[a-z]+)\b",
-    ),
-    "de": (
-        r"\bvon\s+(?P<a>[a-z]+)\s+bis\s+(?P<b>[a-z]+)\b",
-        r"\b(?P<a>[a-z]+)\s*(?:bis|[-–—])\s*(?P<b>[a-z]+)\b",
-    ),
-}
+# ... joined as a span of days is (``_SPAN_FORMS``), each month by its forms, longest first
 _MONTH_SPANS = {
-    lang: tuple(re.compile(form) for form in forms) for lang, forms in _MONTH_SPAN_FORMS.items()
+    lang: tuple(
+        re.compile(form.format(d="|".join(sorted(table, key=len, reverse=True))))
+        for form in _SPAN_FORMS.get(lang, ())
+    )
+    for lang, table in _MONTH_NUMBER.items()
 }
 
 
